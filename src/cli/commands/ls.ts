@@ -1,0 +1,37 @@
+import { TapeStore } from '../../tape/tape-store.js';
+import type { RunMeta } from '../../core/run-meta.js';
+import { clip, runOutcome, shortTime, table } from '../format.js';
+import { out, type GlobalOptions } from '../io.js';
+import { storeDir } from '../store-dir.js';
+import { withStore } from '../with-store.js';
+
+/** `agentctl ls`: runs newest first. A store that does not exist yet is an empty list, not created. */
+export async function runLs(options: GlobalOptions): Promise<void> {
+  const runs: RunMeta[] = TapeStore.exists(storeDir(options.store))
+    ? await withStore(options, { create: false }, async (store) => {
+      const all: RunMeta[] = [];
+      for await (const meta of store.listRuns()) all.push(meta);
+      return all;
+    })
+    : [];
+  if (options.json) {
+    out(JSON.stringify(runs));
+    return;
+  }
+  if (runs.length === 0) {
+    out('No runs yet. Record one with: agentctl record --task "…"');
+    return;
+  }
+  const rows = [['ID', 'CREATED', 'KIND', 'OUTCOME', 'STEPS', 'TASK']];
+  for (const run of runs) {
+    rows.push([
+      run.id,
+      shortTime(run.createdAt),
+      run.kind,
+      runOutcome(run),
+      run.totals === undefined ? '-' : String(run.totals.steps),
+      clip(run.name === undefined ? run.task : `[${run.name}] ${run.task}`, 60),
+    ]);
+  }
+  for (const line of table(rows)) out(line);
+}

@@ -1,0 +1,45 @@
+import type { RunEventType } from '../../core/events.js';
+import { runOutcome, shortTime, table } from '../format.js';
+import { out, type GlobalOptions } from '../io.js';
+import { withStore } from '../with-store.js';
+
+/** `agentctl show <run>`: a run's metadata and what its tape holds. */
+export async function runShow(ref: string, options: GlobalOptions): Promise<void> {
+  await withStore(options, { create: false }, async (store) => {
+    const meta = await store.resolveRun(ref);
+    const byType: Partial<Record<RunEventType, number>> = {};
+    const verdicts: Record<string, number> = {};
+    let events = 0;
+    for await (const event of store.readEvents(meta.id)) {
+      events++;
+      byType[event.type] = (byType[event.type] ?? 0) + 1;
+      if (event.type === 'guardrail') verdicts[event.verdict] = (verdicts[event.verdict] ?? 0) + 1;
+    }
+    if (options.json) {
+      out(JSON.stringify({ run: meta, events, eventTypes: byType, verdicts }));
+      return;
+    }
+    const rows = [
+      ['run', meta.id],
+      ['kind', meta.parentId === undefined ? meta.kind : `${meta.kind} of ${meta.parentId}`],
+      ...(meta.name === undefined ? [] : [['name', meta.name]]),
+      ['created', shortTime(meta.createdAt)],
+      ['outcome', runOutcome(meta)],
+      ['task', meta.task],
+      ['model', meta.baseUrl === undefined ? meta.model : `${meta.model} at ${meta.baseUrl}`],
+      ['seed', String(meta.seed)],
+      ['events', String(events)],
+    ];
+    if (meta.totals !== undefined) {
+      const t = meta.totals;
+      rows.push(['steps', String(t.steps)]);
+      rows.push(['calls', `${t.llmCalls} model, ${t.toolCalls} tool`]);
+      rows.push(['tokens', `${t.inputTokens} in, ${t.outputTokens} out, cost ${t.cost.toFixed(4)}`]);
+    }
+    const verdictText = Object.entries(verdicts)
+      .map(([verdict, n]) => `${verdict} ${n}`)
+      .join(', ');
+    if (verdictText !== '') rows.push(['guardrails', verdictText]);
+    for (const line of table(rows)) out(line);
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * The CLI entry: builds the commander program and maps every failure to an exit code in one place.
+ * AgentctlError → its message (and hint) on one line, its exit code. Commander usage errors → 2.
+ * Anything else is a bug: the stack is printed and the exit code is 1.
+ */
+import { CommanderError } from 'commander';
+import { isAgentctlError } from '../core/errors.js';
+import { buildProgram } from './program.js';
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = exitCodeFor(error);
+  }
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Help and version are "errors" only because of exitOverride(); commander already printed them.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      return 0;
+    }
+    return 2;
+  }
+  if (isAgentctlError(error)) {
+    process.stderr.write(`agentctl: ${error.message}\n`);
+    if (error.hint !== undefined) process.stderr.write(`hint: ${error.hint}\n`);
+    return error.exitCode;
+  }
+  process.stderr.write(`agentctl: internal error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+}

@@ -1,0 +1,135 @@
+/**
+ * Every command of agentctl, with its flags. Only commander is loaded here: each action imports its
+ * command module when it runs, so `agentctl --help` and `agentctl ls` stay fast.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { NotImplementedError } from '../core/errors.js';
+import type { GlobalOptions } from './io.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Options of the command merged with the program's common ones. */
+function options<T>(command: Command): T & GlobalOptions {
+  return command.optsWithGlobals<T & GlobalOptions>();
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function buildProgram(): Command {
+  const program = new Command('agentctl')
+    .description('Record LLM agent runs onto a tape and replay them deterministically.')
+    .version(version(), '-V, --version')
+    .option('--store <dir>', 'tape store directory (default: $AGENTCTL_STORE or ./.agentctl/store)')
+    .option('--json', 'machine-readable output (NDJSON events, then a summary line)')
+    .option('--tui', 'show the interactive terminal UI (default on a TTY for record and replay)')
+    .option('--no-tui', 'never show the terminal UI')
+    .option('-q, --quiet', 'print only the final result')
+    .showHelpAfterError('(run agentctl --help for usage)')
+    .exitOverride();
+  program.configureOutput({ outputError: (text, write) => write(text) });
+
+  program
+    .command('record')
+    .description('run the agent live against a model and record the run onto the tape (not built yet)')
+    .requiredOption('--task <text>', 'what the agent should do')
+    .option('--config <file>', 'agent configuration file', 'agentctl.config.json')
+    .option('--model <name>', 'model name (overrides the config)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)')
+    .option('--workspace <dir>', 'directory the tools are confined to (default: a fresh temp dir)')
+    .option('--stream', 'stream responses chunk by chunk')
+    .option('--name <name>', 'a name for the run')
+    .action(() => {
+      throw new NotImplementedError('record');
+    });
+
+  program
+    .command('replay')
+    .description('replay a recorded run from the store or a tape file (not built yet)')
+    .argument('<run>', 'run id, unique id prefix, run name, or a .tape.jsonl file')
+    .option('--patch <N=text|N=@file.json>', 'replace the model response at iteration N (repeatable)', collect)
+    .addOption(new Option('--fallback <mode>', 'when the tape runs out').choices(['error', 'live']).default('error'))
+    .addOption(new Option('--tools <mode>', 'tool outcomes from the tape or run again').choices(['recorded', 'live']).default('recorded'))
+    .option('--allow-side-effects', 'let non-idempotent or mutating tools run on replay')
+    .option('--set <key=value>', 'override a config value for a what-if replay (repeatable)', collect)
+    .option('--strict', 'stop at the first unexpected divergence')
+    .option('--speed <x>', 'replay stream timing at x times real speed (default: instant)')
+    .option('--base-url <url>', 'endpoint for --fallback live (default: the recorded one)')
+    .option('--model <name>', 'model for --fallback live (default: the recorded one)')
+    .option('--no-save', 'do not save the replay as a new run')
+    .action(() => {
+      throw new NotImplementedError('replay');
+    });
+
+  program
+    .command('ls')
+    .description('list recorded runs, newest first')
+    .action(async (_opts: unknown, command: Command) => {
+      const { runLs } = await import('./commands/ls.js');
+      await runLs(options(command));
+    });
+
+  program
+    .command('show')
+    .description("show a run's metadata and event summary")
+    .argument('<run>', 'run id, unique id prefix, or run name')
+    .action(async (run: string, _opts: unknown, command: Command) => {
+      const { runShow } = await import('./commands/show.js');
+      await runShow(run, options(command));
+    });
+
+  program
+    .command('export')
+    .description('export a run to a portable tape file (.tape.jsonl, or .tape.jsonl.gz)')
+    .argument('<run>', 'run id, unique id prefix, or run name')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action(async (run: string, _opts: unknown, command: Command) => {
+      const { runExport } = await import('./commands/export.js');
+      await runExport(run, options<{ output?: string }>(command));
+    });
+
+  program
+    .command('import')
+    .description('import a tape file into the store')
+    .argument('<file>', 'a .tape.jsonl or .tape.jsonl.gz file')
+    .action(async (file: string, _opts: unknown, command: Command) => {
+      const { runImport } = await import('./commands/import.js');
+      await runImport(file, options(command));
+    });
+
+  program
+    .command('rm')
+    .description('delete a run and its events from the store')
+    .argument('<run>', 'run id, unique id prefix, or run name')
+    .action(async (run: string, _opts: unknown, command: Command) => {
+      const { runRm } = await import('./commands/rm.js');
+      await runRm(run, options(command));
+    });
+
+  program
+    .command('diff')
+    .description('compare two runs or tape files step by step (not built yet)')
+    .argument('<a>', 'run or tape file')
+    .argument('<b>', 'run or tape file')
+    .action(() => {
+      throw new NotImplementedError('diff');
+    });
+
+  program
+    .command('ci')
+    .description('replay a corpus of golden tapes and fail on drift (not built yet)')
+    .argument('<paths...>', 'tape files or directories of tapes')
+    .addOption(new Option('--reporter <kind>', 'output format').choices(['text', 'json', 'junit']).default('text'))
+    .option('-o, --output <file>', 'write the report to a file')
+    .option('--shard <i/n>', 'run only shard i of n')
+    .option('--concurrency <n>', 'tapes replayed at once')
+    .action(() => {
+      throw new NotImplementedError('ci');
+    });
+
+  for (const command of program.commands) command.exitOverride().showHelpAfterError('(run agentctl --help for usage)');
+  return program;
+}

@@ -1,0 +1,17 @@
+import { TapeStore } from '../tape/tape-store.js';
+import type { GlobalOptions } from './io.js';
+import { storeDir } from './store-dir.js';
+
+/** Open the store named by the options, run `fn`, and always close it. */
+export async function withStore<T>(
+  options: GlobalOptions,
+  open: { create: boolean },
+  fn: (store: TapeStore) => Promise<T>,
+): Promise<T> {
+  const store = await TapeStore.open(storeDir(options.store), open);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The error family of agentctl. Every expected failure is an `AgentctlError` subclass with a fixed
+ * exit code (DESIGN.md, "Exit codes"); the CLI's single top-level handler prints `message` (and
+ * `hint`) on one line and exits with `exitCode`. Anything else is a bug: stack printed, exit 1.
+ */
+export class AgentctlError extends Error {
+  /** Process exit code for this failure. */
+  readonly exitCode: number;
+  /** An optional second line telling the user what to do next. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, exitCode: number, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.hint = options.hint;
+  }
+}
+
+/** Bad flag, bad `--patch`/`--set` syntax, bad config, missing input (exit 2). */
+export class UsageError extends AgentctlError {
+  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, 2, options);
+  }
+}
+
+/** A command that is registered but not built yet (exit 2). */
+export class NotImplementedError extends AgentctlError {
+  constructor(command: string) {
+    super(`'agentctl ${command}' is not available in this version yet`, 2);
+  }
+}
+
+/** A run that ended in ERROR (repetition, tool-failure halt, fatal provider error) (exit 3). */
+export class RunError extends AgentctlError {
+  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, 3, options);
+  }
+}
+
+/** A replay diverged unexpectedly in strict mode, or a CI tape failed (exit 7). */
+export class DivergenceError extends AgentctlError {
+  constructor(message: string, options: { hint?: string } = {}) {
+    super(message, 7, options);
+  }
+}
+
+/** The tape ran out and the fallback is `error` (exit 8). */
+export class TapeExhaustedError extends AgentctlError {
+  readonly iteration: number;
+  constructor(iteration: number) {
+    super(`tape exhausted at iteration ${iteration}`, 8, { hint: 'use --fallback live to continue against a real model' });
+    this.iteration = iteration;
+  }
+}
+
+/** Bad tape or store data: corrupt, truncated, wrong version, failed validation (exit 9). */
+export class TapeFormatError extends AgentctlError {
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  constructor(detail: string, where: { file?: string; line?: number } = {}, options: { cause?: unknown } = {}) {
+    const place = where.file === undefined ? '' : where.line === undefined ? `${where.file}: ` : `${where.file}:${where.line}: `;
+    super(`${place}${detail}`, 9, options);
+    this.file = where.file;
+    this.line = where.line;
+  }
+}
+
+/** A run id or tape file that does not exist (exit 10). */
+export class NotFoundError extends AgentctlError {
+  constructor(message: string, options: { hint?: string } = {}) {
+    super(message, 10, options);
+  }
+}
+
+/** The store is held by another agentctl process (exit 11). */
+export class StoreLockedError extends AgentctlError {
+  constructor(dir: string) {
+    super(`the store ${dir} is in use by another agentctl process`, 11, {
+      hint: 'wait for it to finish, or pass --store <dir> to use another store',
+    });
+  }
+}
+
+/** The user cancelled (SIGINT) (exit 130). */
+export class CancelledError extends AgentctlError {
+  constructor(message = 'cancelled') {
+    super(message, 130);
+  }
+}
+
+/** True for any agentctl error; narrows `unknown` in catch blocks. */
+export function isAgentctlError(error: unknown): error is AgentctlError {
+  return error instanceof AgentctlError;
+}

@@ -1,0 +1,70 @@
+import type { AssistantMessage, ChatMessage, ToolDefinition } from './messages.js';
+
+/**
+ * The one interface the agent loop knows for talking to a model. The OpenAI adapter, the recorder,
+ * the tape LLM and the fallback all implement it (STYLE.md habit 2).
+ */
+export interface LlmClient {
+  /**
+   * Send one request and resolve with the complete response. When `request.stream` is true, every
+   * chunk is passed to `options.onChunk` as it arrives, ending with exactly one chunk whose
+   * `finished` is true — also when the stream breaks (then the promise rejects after it).
+   */
+  complete(request: LlmRequest, options?: LlmCallOptions): Promise<LlmResponse>;
+}
+
+export interface LlmCallOptions {
+  signal?: AbortSignal;
+  onChunk?: (chunk: LlmChunk) => void;
+}
+
+export interface LlmRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  stream: boolean;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'unknown';
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface LlmResponse {
+  message: AssistantMessage;
+  finishReason: FinishReason;
+  usage: Usage;
+  /** The model name the server reported, if any. */
+  model?: string;
+}
+
+/** One piece of a streamed response, as recorded on the tape. */
+export interface LlmChunk {
+  /** 0-based position of the chunk in its stream. */
+  index: number;
+  /** Milliseconds since the request was sent (replayed with `--speed`). */
+  offsetMs: number;
+  /** Text added to the assistant message by this chunk. */
+  content?: string;
+  /** Tool-call fragments, as the provider streams them. */
+  toolCalls?: ToolCallDelta[];
+  finishReason?: FinishReason;
+  /** True on the single terminal chunk of every stream. */
+  finished: boolean;
+  /** Set on the terminal chunk when the stream ended abnormally. */
+  error?: string;
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+/** Whether a failed provider call may be retried (SPEC §7.3). */
+export type LlmErrorKind = 'recoverable' | 'fatal';

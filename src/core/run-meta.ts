@@ -1,0 +1,31 @@
+import type { RunTotals } from './events.js';
+import type { TerminalState } from './states.js';
+
+/** Current version of the tape format (store values and portable files). */
+export const TAPE_VERSION = 1;
+
+export type RunStatus = 'recording' | 'complete' | 'incomplete';
+export type RunKind = 'record' | 'replay';
+
+/** What the store keeps about a run, besides its events. Never holds a key or a token. */
+export interface RunMeta {
+  /** ULID: sortable by creation time. */
+  id: string;
+  kind: RunKind;
+  /** For a replay: the run or tape it replayed. */
+  parentId?: string;
+  name?: string;
+  /** ISO-8601 wall-clock time the run was created. */
+  createdAt: string;
+  task: string;
+  model: string;
+  baseUrl?: string;
+  config: Record<string, unknown>;
+  seed: number;
+  status: RunStatus;
+  finalState?: TerminalState;
+  totals?: RunTotals;
+  /** Number of events written; kept up to date when the run finishes. */
+  eventCount?: number;
+  tapeVersion: number;
+}

@@ -1,0 +1,202 @@
+/**
+ * zod schemas for everything read from outside: portable tape files and store values. A tape is
+ * untrusted input, so objects are strict (unknown keys are refused) and every field is checked.
+ * The compile-time checks at the bottom keep these schemas and the TypeScript types in step.
+ */
+import { z } from 'zod';
+import { AGENT_STATES } from '../core/states.js';
+import { VERDICTS } from '../core/decisions.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunMeta } from '../core/run-meta.js';
+
+const nonNegInt = z.number().int().nonnegative();
+const finiteNumber = z.number().finite();
+const jsonRecord = z.record(z.string(), z.unknown());
+
+const agentState = z.enum(AGENT_STATES);
+const terminalState = z.enum(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
+const finishReason = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'unknown']);
+
+const toolCall = z.strictObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.strictObject({ name: z.string(), arguments: z.string() }),
+});
+
+const assistantMessage = z.strictObject({
+  role: z.literal('assistant'),
+  content: z.string().nullable(),
+  tool_calls: z.array(toolCall).optional(),
+});
+
+const chatMessage = z.discriminatedUnion('role', [
+  z.strictObject({ role: z.literal('system'), content: z.string() }),
+  z.strictObject({
+    role: z.literal('user'),
+    content: z.string(),
+    internal: z.strictObject({ reason: z.string() }).optional(),
+  }),
+  assistantMessage,
+  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
+]);
+
+const usage = z.strictObject({ inputTokens: nonNegInt, outputTokens: nonNegInt });
+
+const llmResponse = z.strictObject({
+  message: assistantMessage,
+  finishReason,
+  usage,
+  model: z.string().optional(),
+});
+
+const llmChunk = z.strictObject({
+  index: nonNegInt,
+  offsetMs: finiteNumber,
+  content: z.string().optional(),
+  toolCalls: z
+    .array(
+      z.strictObject({
+        index: nonNegInt,
+        id: z.string().optional(),
+        name: z.string().optional(),
+        arguments: z.string().optional(),
+      }),
+    )
+    .optional(),
+  finishReason: finishReason.optional(),
+  finished: z.boolean(),
+  error: z.string().optional(),
+});
+
+const totals = z.strictObject({
+  steps: nonNegInt,
+  llmCalls: nonNegInt,
+  toolCalls: nonNegInt,
+  inputTokens: nonNegInt,
+  outputTokens: nonNegInt,
+  cost: finiteNumber,
+});
+
+const base = { seq: nonNegInt, step: nonNegInt, t: finiteNumber };
+const counters = z.record(z.string(), finiteNumber);
+
+/** One RunEvent, as stored or exported. */
+export const runEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ ...base, type: z.literal('run_start'), task: z.string(), model: z.string(), seed: z.number().int(), config: jsonRecord }),
+  z.strictObject({ ...base, type: z.literal('state'), from: agentState.nullable(), to: agentState, reason: z.string() }),
+  z.strictObject({ ...base, type: z.literal('user_message'), content: z.string(), internal: z.string().optional() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('llm_request'),
+    iteration: nonNegInt,
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+    prefix: nonNegInt,
+    append: z.array(chatMessage),
+    model: z.string(),
+    stream: z.boolean(),
+    tools: z.array(z.string()),
+  }),
+  z.strictObject({ ...base, type: z.literal('llm_chunk'), iteration: nonNegInt, attempt: nonNegInt, chunk: llmChunk }),
+  z.strictObject({
+    ...base,
+    type: z.literal('llm_error'),
+    iteration: nonNegInt,
+    attempt: nonNegInt,
+    kind: z.enum(['recoverable', 'fatal']),
+    status: z.number().int().optional(),
+    message: z.string(),
+    retryInMs: finiteNumber.optional(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('llm_response'),
+    iteration: nonNegInt,
+    attempt: nonNegInt,
+    response: llmResponse,
+    durationMs: finiteNumber,
+  }),
+  z.strictObject({ ...base, type: z.literal('tool_call'), callId: z.string(), tool: z.string(), arguments: z.string(), key: z.string() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('guardrail'),
+    callId: z.string().optional(),
+    gate: z.enum(['arguments', 'loop_guard', 'replay_control', 'failures', 'repetition', 'max_tokens', 'budget', 'policy']),
+    verdict: z.enum(VERDICTS),
+    rule: z.string(),
+    tool: z.string().optional(),
+    key: z.string().optional(),
+    counters: z.strictObject({ before: counters, after: counters }),
+    threshold: finiteNumber.optional(),
+    reason: z.string(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('tool_result'),
+    callId: z.string(),
+    tool: z.string(),
+    status: z.enum(['ok', 'error', 'timeout', 'denied']),
+    output: z.string(),
+    durationMs: finiteNumber,
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('budget'),
+    inputTokens: nonNegInt,
+    outputTokens: nonNegInt,
+    cost: finiteNumber,
+    nearBudget: z.boolean(),
+  }),
+  z.strictObject({ ...base, type: z.literal('checkpoint'), guardrails: jsonRecord }),
+  z.strictObject({ ...base, type: z.literal('warning'), message: z.string() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('divergence'),
+    iteration: nonNegInt,
+    kind: z.enum(['request', 'patched', 'resync', 'exhausted', 'live', 'tool_output']),
+    expected: z.boolean(),
+    message: z.string(),
+    detail: z.strictObject({ path: z.string(), recorded: z.unknown(), replayed: z.unknown() }).optional(),
+  }),
+  z.strictObject({ ...base, type: z.literal('run_end'), state: terminalState, reason: z.string(), totals }),
+]);
+
+/** Run metadata, as stored or exported in a tape header. */
+export const runMetaSchema = z.strictObject({
+  id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'expected a ULID'),
+  kind: z.enum(['record', 'replay']),
+  parentId: z.string().optional(),
+  name: z.string().optional(),
+  createdAt: z.string(),
+  task: z.string(),
+  model: z.string(),
+  baseUrl: z.string().optional(),
+  config: jsonRecord,
+  seed: z.number().int(),
+  status: z.enum(['recording', 'complete', 'incomplete']),
+  finalState: terminalState.optional(),
+  totals: totals.optional(),
+  eventCount: nonNegInt.optional(),
+  tapeVersion: nonNegInt,
+});
+
+/** Line 1 of a portable tape file. */
+export const tapeHeaderSchema = z.strictObject({
+  format: z.literal('agentctl-tape'),
+  version: z.number().int(),
+  run: z.unknown(),
+});
+
+// Compile-time: the schemas produce exactly the core types (both directions).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const eventsMatch: Same<z.infer<typeof runEventSchema>, RunEvent> = true;
+const metaMatch: Same<z.infer<typeof runMetaSchema>, RunMeta> = true;
+void eventsMatch;
+void metaMatch;
+
+/** A readable one-line summary of a zod failure: the first issue, with its path. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid value';
+  const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+  return `${path}: ${issue.message}`;
+}

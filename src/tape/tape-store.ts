@@ -1,0 +1,243 @@
+/**
+ * TapeStore: runs and their events in LevelDB (the only importer of `level`, DESIGN.md fences).
+ *
+ * Two sublevels: `runs` (runId → RunMeta) and `events` (`runId!seq` → RunEvent, seq zero-padded so
+ * keys sort in order). LevelDB allows one process at a time, which gives `incomplete` for free: a
+ * run still marked `recording` that this process did not start was left by a process that died.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Level } from 'level';
+import type { AbstractSublevel } from 'abstract-level';
+import { ulid } from 'ulid';
+import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
+import type { RunEvent, RunTotals } from '../core/events.js';
+import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
+import type { TerminalState } from '../core/states.js';
+import { EventWriter } from './event-writer.js';
+
+type Db = Level<string, unknown>;
+type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
+
+const SEQ_WIDTH = 10;
+/** `runId!seq` with seq zero-padded, so lexicographic order is numeric order. */
+export const eventKey = (runId: string, seq: number): string => `${runId}!${String(seq).padStart(SEQ_WIDTH, '0')}`;
+const runRange = (runId: string): { gte: string; lte: string } => ({
+  gte: `${runId}!`,
+  lte: `${runId}!${'9'.repeat(SEQ_WIDTH)}`,
+});
+
+/** Fields a caller gives when it starts a run; the store fills in id, status and version. */
+export type NewRun = Omit<RunMeta, 'id' | 'status' | 'tapeVersion' | 'createdAt' | 'eventCount'> & {
+  id?: string;
+  createdAt?: string;
+};
+
+export interface OpenStoreOptions {
+  /** When false (read-only commands), a missing store is reported instead of created. */
+  create?: boolean;
+}
+
+export class TapeStore {
+  readonly dir: string;
+  private readonly db: Db;
+  private readonly runs: Sub;
+  private readonly events: Sub;
+  /** Runs this process is recording right now; any other `recording` run is `incomplete`. */
+  private readonly active = new Set<string>();
+
+  private constructor(dir: string, db: Level<string, unknown>) {
+    this.dir = dir;
+    this.db = db;
+    this.runs = db.sublevel<string, unknown>('runs', { valueEncoding: 'json' });
+    this.events = db.sublevel<string, unknown>('events', { valueEncoding: 'json' });
+  }
+
+  /** True when a store has been created at `dir`. */
+  static exists(dir: string): boolean {
+    return existsSync(join(dir, 'CURRENT'));
+  }
+
+  /** Open (and by default create) the store at `dir`. Exit 11 when another process holds it. */
+  static async open(dir: string, options: OpenStoreOptions = {}): Promise<TapeStore> {
+    const path = resolve(dir);
+    const create = options.create ?? true;
+    if (!create && !TapeStore.exists(path)) {
+      throw new NotFoundError(`no store at ${dir}`, { hint: 'record a run first (agentctl record), or pass --store <dir>' });
+    }
+    const db = new Level<string, unknown>(path, { valueEncoding: 'json', createIfMissing: create });
+    try {
+      await db.open();
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dir);
+      throw new TapeFormatError(`cannot open the store: ${(error as Error).message}${cause ? ` (${String(cause)})` : ''}`, {
+        file: dir,
+      });
+    }
+    return new TapeStore(path, db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  /** Start a run: writes its meta with status `recording` and returns it. */
+  async createRun(run: NewRun): Promise<RunMeta> {
+    const meta: RunMeta = {
+      ...run,
+      id: run.id ?? ulid(),
+      createdAt: run.createdAt ?? new Date().toISOString(),
+      status: 'recording',
+      tapeVersion: TAPE_VERSION,
+    };
+    if ((await this.runs.get(meta.id)) !== undefined) throw new UsageError(`run ${meta.id} already exists in ${this.dir}`);
+    await this.putMeta(meta);
+    this.active.add(meta.id);
+    return meta;
+  }
+
+  /** A writer that appends a run's events in order, batching writes; see EventWriter. */
+  writer(runId: string, firstSeq = 0): EventWriter {
+    return new EventWriter(
+      async (events, sync) => {
+        await this.db.batch(
+          events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
+          { sync },
+        );
+      },
+      firstSeq,
+    );
+  }
+
+  /** Append one event durably (each call is its own write). Prefer `writer()` for many events. */
+  async append(runId: string, event: RunEvent, options: { sync?: boolean } = {}): Promise<void> {
+    await this.db.batch([{ type: 'put', sublevel: this.events, key: eventKey(runId, event.seq), value: event }], {
+      sync: options.sync ?? false,
+    });
+  }
+
+  /** Mark a run finished. */
+  async finishRun(
+    runId: string,
+    end: { finalState?: TerminalState; totals?: RunTotals; eventCount: number; status?: 'complete' | 'incomplete' },
+  ): Promise<RunMeta> {
+    const meta = await this.getRun(runId);
+    const finished: RunMeta = { ...meta, status: end.status ?? 'complete', eventCount: end.eventCount };
+    if (end.finalState !== undefined) finished.finalState = end.finalState;
+    if (end.totals !== undefined) finished.totals = end.totals;
+    await this.putMeta(finished);
+    this.active.delete(runId);
+    return finished;
+  }
+
+  /** Store a complete run at once (import): meta last, so a crash never leaves a visible half run. */
+  async putRun(meta: RunMeta, events: AsyncIterable<RunEvent>): Promise<void> {
+    if ((await this.runs.get(meta.id)) !== undefined) {
+      throw new UsageError(`run ${meta.id} already exists in ${this.dir}`, { hint: `remove it first: agentctl rm ${meta.id}` });
+    }
+    const writer = this.writer(meta.id);
+    for await (const event of events) {
+      const written = writer.append(event);
+      // Back-pressure: never hold more than a few batches in memory.
+      if (writer.pending >= 1024) await written;
+    }
+    await writer.close();
+    await this.putMeta(meta);
+  }
+
+  /** The meta of one run, by full id. Exit 10 when there is none. */
+  async getRun(runId: string): Promise<RunMeta> {
+    const value = await this.readMeta(runId);
+    if (value === undefined) throw notFound(runId);
+    return value;
+  }
+
+  /**
+   * Find a run by full id, unique id prefix (case-insensitive), or name (newest first).
+   * Exit 10 when nothing matches, exit 2 when a prefix is ambiguous.
+   */
+  async resolveRun(ref: string): Promise<RunMeta> {
+    const exact = await this.readMeta(ref.toUpperCase());
+    if (exact !== undefined) return exact;
+    const prefix = ref.toUpperCase();
+    const matches: RunMeta[] = [];
+    for await (const meta of this.listRuns()) {
+      if (meta.id.startsWith(prefix) || meta.name === ref) matches.push(meta);
+    }
+    const byName = matches.filter((m) => m.name === ref);
+    if (byName.length > 0) return byName[0] as RunMeta;
+    if (matches.length === 1) return matches[0] as RunMeta;
+    if (matches.length > 1) {
+      throw new UsageError(`'${ref}' matches ${matches.length} runs: ${matches.slice(0, 5).map((m) => m.id).join(', ')}`, {
+        hint: 'give more of the run id',
+      });
+    }
+    throw notFound(ref);
+  }
+
+  /** Every run, newest first, with `incomplete` for runs whose recorder died. */
+  async *listRuns(): AsyncGenerator<RunMeta> {
+    for await (const [key, value] of this.runs.iterator({ reverse: true })) {
+      yield this.present(this.checkMeta(key, value));
+    }
+  }
+
+  /** A run's events in order, streamed: memory does not grow with tape length. */
+  async *readEvents(runId: string): AsyncGenerator<RunEvent> {
+    for await (const [key, value] of this.events.iterator(runRange(runId))) {
+      if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+        throw new TapeFormatError(`event ${key} is not a run event`, { file: this.dir });
+      }
+      yield value as RunEvent;
+    }
+  }
+
+  /** Number of events stored for a run (counts keys, does not decode values). */
+  async countEvents(runId: string): Promise<number> {
+    let n = 0;
+    for await (const _key of this.events.keys(runRange(runId))) n++;
+    return n;
+  }
+
+  /** Delete a run and all of its events. */
+  async deleteRun(runId: string): Promise<void> {
+    await this.getRun(runId);
+    await this.events.clear(runRange(runId));
+    await this.db.batch([{ type: 'del', sublevel: this.runs, key: runId }], { sync: true });
+    this.active.delete(runId);
+  }
+
+  private async putMeta(meta: RunMeta): Promise<void> {
+    await this.db.batch([{ type: 'put', sublevel: this.runs, key: meta.id, value: meta }], { sync: true });
+  }
+
+  private async readMeta(runId: string): Promise<RunMeta | undefined> {
+    let value: unknown;
+    try {
+      value = await this.runs.get(runId);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'LEVEL_DECODE_ERROR') {
+        throw new TapeFormatError(`run ${runId}: stored metadata is not valid JSON`, { file: this.dir });
+      }
+      throw error;
+    }
+    return value === undefined ? undefined : this.present(this.checkMeta(runId, value));
+  }
+
+  private checkMeta(key: string, value: unknown): RunMeta {
+    const meta = value as Partial<RunMeta> | null;
+    if (meta === null || typeof meta !== 'object' || meta.id !== key || typeof meta.status !== 'string') {
+      throw new TapeFormatError(`run ${key}: stored metadata is damaged`, { file: this.dir });
+    }
+    return meta as RunMeta;
+  }
+
+  private present(meta: RunMeta): RunMeta {
+    return meta.status === 'recording' && !this.active.has(meta.id) ? { ...meta, status: 'incomplete' } : meta;
+  }
+}
+
+function notFound(ref: string): NotFoundError {
+  return new NotFoundError(`no run '${ref}'`, { hint: 'list runs with: agentctl ls' });
+}
