@@ -1,0 +1,168 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../core/events.js';
+import { NotFoundError, StoreLockedError, UsageError } from '../core/errors.js';
+import { TapeStore, type NewRun } from './tape-store.js';
+
+const newRun = (over: Partial<NewRun> = {}): NewRun => ({
+  kind: 'record',
+  task: 'fix the failing test',
+  model: 'gpt-test',
+  config: { model: 'gpt-test' },
+  seed: 7,
+  ...over,
+});
+
+const warning = (seq: number, message = `event ${seq}`): RunEvent => ({ type: 'warning', seq, step: 0, t: seq, message });
+
+/**
+ * The TapeStore contract, written once so any store implementation can be held to it.
+ * Here it runs against a real LevelDB in a fresh temp dir.
+ */
+function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
+  let dir: string;
+  let store: TapeStore;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
+    store = await open(dir);
+  });
+  afterEach(async () => {
+    await store.close().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates runs with sortable ULID ids and status recording', async () => {
+    const a = await store.createRun(newRun());
+    const b = await store.createRun(newRun());
+    expect(a.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(a.status).toBe('recording');
+    expect(a.tapeVersion).toBe(1);
+    expect(b.id > a.id).toBe(true);
+    expect(await store.getRun(a.id)).toEqual(a);
+  });
+
+  it('appends events and streams them back in seq order', async () => {
+    const run = await store.createRun(newRun());
+    // Written out of key order on purpose: iteration must follow seq, not write order.
+    for (const seq of [2, 0, 11, 1, 10]) await store.append(run.id, warning(seq), { sync: seq === 11 });
+    const seqs: number[] = [];
+    for await (const event of store.readEvents(run.id)) seqs.push(event.seq);
+    expect(seqs).toEqual([0, 1, 2, 10, 11]);
+    expect(await store.countEvents(run.id)).toBe(5);
+  });
+
+  it("keeps each run's events apart", async () => {
+    const a = await store.createRun(newRun());
+    const b = await store.createRun(newRun());
+    await store.append(a.id, warning(0, 'a0'));
+    await store.append(b.id, warning(0, 'b0'));
+    await store.append(b.id, warning(1, 'b1'));
+    const messages = async (id: string): Promise<string[]> => {
+      const all: string[] = [];
+      for await (const e of store.readEvents(id)) if (e.type === 'warning') all.push(e.message);
+      return all;
+    };
+    expect(await messages(a.id)).toEqual(['a0']);
+    expect(await messages(b.id)).toEqual(['b0', 'b1']);
+  });
+
+  it('batches writes through a writer and keeps order', async () => {
+    const run = await store.createRun(newRun());
+    const writer = store.writer(run.id);
+    const writes = Array.from({ length: 500 }, (_, seq) => writer.append(warning(seq), { sync: seq === 250 }));
+    await Promise.all(writes);
+    await writer.close();
+    expect(writer.count).toBe(500);
+    let expected = 0;
+    for await (const event of store.readEvents(run.id)) expect(event.seq).toBe(expected++);
+    expect(expected).toBe(500);
+  });
+
+  it('refuses an out-of-order append through a writer', async () => {
+    const run = await store.createRun(newRun());
+    const writer = store.writer(run.id);
+    await expect(writer.append(warning(1))).rejects.toThrow(/out of order/);
+  });
+
+  it('lists runs newest first with their status', async () => {
+    const first = await store.createRun(newRun({ task: 'first' }));
+    const second = await store.createRun(newRun({ task: 'second' }));
+    await store.finishRun(first.id, { finalState: 'COMPLETED', eventCount: 0 });
+    const listed: string[] = [];
+    for await (const meta of store.listRuns()) listed.push(`${meta.task}:${meta.status}`);
+    expect(listed).toEqual(['second:recording', 'first:complete']);
+    expect(second.id > first.id).toBe(true);
+  });
+
+  it('finishes a run with its final state and totals', async () => {
+    const run = await store.createRun(newRun());
+    const totals = { steps: 3, llmCalls: 3, toolCalls: 2, inputTokens: 10, outputTokens: 5, cost: 0.01 };
+    const done = await store.finishRun(run.id, { finalState: 'MAX_STEPS', totals, eventCount: 9 });
+    expect(done).toMatchObject({ status: 'complete', finalState: 'MAX_STEPS', totals, eventCount: 9 });
+    expect(await store.getRun(run.id)).toEqual(done);
+  });
+
+  it('resolves runs by id, lower-case id, unique prefix and name', async () => {
+    const a = await store.createRun(newRun({ name: 'flaky-test' }));
+    expect((await store.resolveRun(a.id)).id).toBe(a.id);
+    expect((await store.resolveRun(a.id.toLowerCase())).id).toBe(a.id);
+    expect((await store.resolveRun(a.id.slice(0, 20))).id).toBe(a.id);
+    expect((await store.resolveRun('flaky-test')).id).toBe(a.id);
+  });
+
+  it('reports an unknown run as not found (exit 10) and an ambiguous prefix as usage (exit 2)', async () => {
+    await expect(store.getRun('01ARZ3NDEKTSV4RRFFQ69G5FAV')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(store.resolveRun('nope')).rejects.toMatchObject({ exitCode: 10, hint: expect.stringContaining('agentctl ls') });
+    await store.createRun(newRun());
+    await store.createRun(newRun());
+    await expect(store.resolveRun('0')).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('deletes a run and all its events, leaving others', async () => {
+    const a = await store.createRun(newRun());
+    const b = await store.createRun(newRun());
+    for (let seq = 0; seq < 5; seq++) {
+      await store.append(a.id, warning(seq));
+      await store.append(b.id, warning(seq));
+    }
+    await store.deleteRun(a.id);
+    await expect(store.getRun(a.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await store.countEvents(a.id)).toBe(0);
+    expect(await store.countEvents(b.id)).toBe(5);
+    await expect(store.deleteRun(a.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('marks a run left recording by an earlier process as incomplete after reopening', async () => {
+    const run = await store.createRun(newRun());
+    await store.append(run.id, warning(0));
+    expect((await store.getRun(run.id)).status).toBe('recording');
+    await store.close();
+    store = await open(dir);
+    expect((await store.getRun(run.id)).status).toBe('incomplete');
+    const listed: string[] = [];
+    for await (const meta of store.listRuns()) listed.push(meta.status);
+    expect(listed).toEqual(['incomplete']);
+  });
+
+  it('refuses to create a run id that already exists', async () => {
+    const run = await store.createRun(newRun());
+    await expect(store.createRun(newRun({ id: run.id }))).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('is locked against a second opener (exit 11)', async () => {
+    await expect(TapeStore.open(dir)).rejects.toBeInstanceOf(StoreLockedError);
+  });
+}
+
+describe('TapeStore on LevelDB', () => {
+  tapeStoreContract((dir) => TapeStore.open(dir));
+
+  it('does not create a store when asked not to', async () => {
+    const dir = join(tmpdir(), `agentctl-missing-${process.pid}`);
+    await expect(TapeStore.open(dir, { create: false })).rejects.toBeInstanceOf(NotFoundError);
+    expect(TapeStore.exists(dir)).toBe(false);
+  });
+});

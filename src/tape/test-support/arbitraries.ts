@@ -1,0 +1,122 @@
+/** fast-check generators of valid tape contents, for property tests. */
+import fc from 'fast-check';
+import type { RunEvent } from '../../core/events.js';
+import type { RunMeta } from '../../core/run-meta.js';
+import { AGENT_STATES } from '../../core/states.js';
+import { VERDICTS } from '../../core/decisions.js';
+
+const text = fc.string({ maxLength: 40 });
+const nat = fc.nat({ max: 1_000_000 });
+const time = fc.double({ min: 0, max: 1e7, noNaN: true, noDefaultInfinity: true });
+const json: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(
+  fc.string({ maxLength: 8 }),
+  fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<unknown>,
+  { maxKeys: 4 },
+);
+const terminal = fc.constantFrom('COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR' as const);
+const toolCall = fc.record({
+  id: text,
+  type: fc.constant('function' as const),
+  function: fc.record({ name: text, arguments: text }),
+});
+const assistant = fc.record(
+  { role: fc.constant('assistant' as const), content: fc.option(text, { nil: null }), tool_calls: fc.array(toolCall, { maxLength: 2 }) },
+  { requiredKeys: ['role', 'content'] },
+);
+const message = fc.oneof(
+  fc.record({ role: fc.constant('system' as const), content: text }),
+  fc.record({ role: fc.constant('user' as const), content: text }),
+  assistant,
+  fc.record({ role: fc.constant('tool' as const), tool_call_id: text, content: text }),
+);
+const finishReason = fc.constantFrom('stop', 'length', 'tool_calls', 'content_filter', 'unknown' as const);
+const usage = fc.record({ inputTokens: nat, outputTokens: nat });
+
+type Body = Omit<RunEvent, 'seq' | 'step' | 't'>;
+const body: fc.Arbitrary<Body> = fc.oneof(
+  fc.record({ type: fc.constant('run_start' as const), task: text, model: text, seed: fc.integer(), config: json }),
+  fc.record({ type: fc.constant('state' as const), from: fc.option(fc.constantFrom(...AGENT_STATES), { nil: null }), to: fc.constantFrom(...AGENT_STATES), reason: text }),
+  fc.record({ type: fc.constant('user_message' as const), content: text, internal: text }, { requiredKeys: ['type', 'content'] }),
+  fc.record({
+    type: fc.constant('llm_request' as const),
+    iteration: nat,
+    hash: fc.stringMatching(/^[0-9a-f]{64}$/),
+    prefix: nat,
+    append: fc.array(message, { maxLength: 3 }),
+    model: text,
+    stream: fc.boolean(),
+    tools: fc.array(text, { maxLength: 3 }),
+  }),
+  fc.record({
+    type: fc.constant('llm_chunk' as const),
+    iteration: nat,
+    attempt: nat,
+    chunk: fc.record(
+      { index: nat, offsetMs: time, content: text, finishReason, finished: fc.boolean(), error: text },
+      { requiredKeys: ['index', 'offsetMs', 'finished'] },
+    ),
+  }),
+  fc.record(
+    { type: fc.constant('llm_error' as const), iteration: nat, attempt: nat, kind: fc.constantFrom('recoverable', 'fatal' as const), status: fc.integer({ min: 100, max: 599 }), message: text, retryInMs: time },
+    { requiredKeys: ['type', 'iteration', 'attempt', 'kind', 'message'] },
+  ),
+  fc.record({
+    type: fc.constant('llm_response' as const),
+    iteration: nat,
+    attempt: nat,
+    response: fc.record({ message: assistant, finishReason, usage }),
+    durationMs: time,
+  }),
+  fc.record({ type: fc.constant('tool_call' as const), callId: text, tool: text, arguments: text, key: text }),
+  fc.record(
+    {
+      type: fc.constant('guardrail' as const),
+      gate: fc.constantFrom('arguments', 'loop_guard', 'replay_control', 'failures', 'repetition', 'max_tokens', 'budget', 'policy' as const),
+      verdict: fc.constantFrom(...VERDICTS),
+      rule: text,
+      tool: text,
+      key: text,
+      callId: text,
+      counters: fc.record({ before: fc.dictionary(text, nat, { maxKeys: 2 }), after: fc.dictionary(text, nat, { maxKeys: 2 }) }),
+      threshold: nat,
+      reason: text,
+    },
+    { requiredKeys: ['type', 'gate', 'verdict', 'rule', 'counters', 'reason'] },
+  ),
+  fc.record({ type: fc.constant('tool_result' as const), callId: text, tool: text, status: fc.constantFrom('ok', 'error', 'timeout', 'denied' as const), output: text, durationMs: time }),
+  fc.record({ type: fc.constant('budget' as const), inputTokens: nat, outputTokens: nat, cost: time, nearBudget: fc.boolean() }),
+  fc.record({ type: fc.constant('checkpoint' as const), guardrails: json }),
+  fc.record({ type: fc.constant('warning' as const), message: text }),
+  fc.record({
+    type: fc.constant('run_end' as const),
+    state: terminal,
+    reason: text,
+    totals: fc.record({ steps: nat, llmCalls: nat, toolCalls: nat, inputTokens: nat, outputTokens: nat, cost: time }),
+  }),
+) as fc.Arbitrary<Body>;
+
+/** A valid, ordered event list (seq 0..n-1). */
+export const eventListArbitrary: fc.Arbitrary<RunEvent[]> = fc
+  .array(fc.tuple(body, nat, time), { maxLength: 25 })
+  .map((items) => items.map(([b, step, t], seq) => ({ ...b, seq, step, t }) as RunEvent));
+
+/** Valid run metadata. */
+export const runMetaArbitrary: fc.Arbitrary<RunMeta> = fc.record(
+  {
+    id: fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+    kind: fc.constantFrom('record', 'replay' as const),
+    parentId: text,
+    name: text,
+    createdAt: fc.constant('2026-11-21T23:49:51.000Z'),
+    task: text,
+    model: text,
+    baseUrl: text,
+    config: json,
+    seed: fc.integer(),
+    status: fc.constantFrom('complete', 'incomplete' as const),
+    finalState: terminal,
+    eventCount: nat,
+    tapeVersion: fc.constant(1),
+  },
+  { requiredKeys: ['id', 'kind', 'createdAt', 'task', 'model', 'config', 'seed', 'status', 'tapeVersion'] },
+);

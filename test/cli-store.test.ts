@@ -1,0 +1,176 @@
+/** End-to-end: the real binary on a real store, for the store commands and their errors. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TapeStore } from '../src/tape/tape-store.js';
+import type { RunEvent } from '../src/core/events.js';
+import { runCli } from './support/cli.js';
+
+let dir: string;
+let store: string;
+let runId: string;
+
+const events: RunEvent[] = [
+  { type: 'run_start', seq: 0, step: 0, t: 0, task: 'count files', model: 'gpt-test', seed: 3, config: { model: 'gpt-test' } },
+  { type: 'state', seq: 1, step: 0, t: 1, from: null, to: 'RUNNING', reason: 'task received' },
+  {
+    type: 'guardrail', seq: 2, step: 1, t: 2, gate: 'replay_control', verdict: 'skip', rule: 'duplicate_success',
+    tool: 'read_file', counters: { before: {}, after: {} }, reason: 'prior call succeeded',
+  },
+  { type: 'run_end', seq: 3, step: 1, t: 3, state: 'COMPLETED', reason: 'done', totals: { steps: 2, llmCalls: 2, toolCalls: 1, inputTokens: 30, outputTokens: 9, cost: 0 } },
+];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-cli-'));
+  store = join(dir, 'store');
+  const db = await TapeStore.open(store);
+  const run = await db.createRun({ kind: 'record', task: 'count files', model: 'gpt-test', config: { model: 'gpt-test' }, seed: 3, name: 'demo' });
+  for (const event of events) await db.append(run.id, event);
+  await db.finishRun(run.id, { finalState: 'COMPLETED', eventCount: events.length, totals: { steps: 2, llmCalls: 2, toolCalls: 1, inputTokens: 30, outputTokens: 9, cost: 0 } });
+  await db.close();
+  runId = run.id;
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('agentctl store commands', () => {
+  it('ls without a store prints a friendly empty list, exits 0 and creates nothing', async () => {
+    const empty = join(dir, 'no-store-here');
+    const text = await runCli(['ls', '--store', empty]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/No runs yet/);
+    const json = await runCli(['ls', '--json'], { env: { AGENTCTL_STORE: empty } });
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(existsSync(empty)).toBe(false);
+  });
+
+  it('ls lists runs (text and JSON), using AGENTCTL_STORE', async () => {
+    const text = await runCli(['ls'], { env: { AGENTCTL_STORE: store } });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(runId);
+    expect(text.stdout).toContain('COMPLETED');
+    const json = await runCli(['ls', '--json', '--store', store]);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ id: runId, status: 'complete', finalState: 'COMPLETED' }]);
+  });
+
+  it('show prints metadata and guardrail counts, by id prefix or name', async () => {
+    const text = await runCli(['show', runId.slice(0, 22), '--store', store]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/events\s+4/);
+    expect(text.stdout).toMatch(/guardrails\s+skip 1/);
+    const json = await runCli(['show', 'demo', '--json', '--store', store]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ run: { id: runId }, events: 4, verdicts: { skip: 1 } });
+  });
+
+  it('export → import into another store → export gives the same bytes (file and stdout)', async () => {
+    const a = join(dir, 'a.tape.jsonl');
+    const b = join(dir, 'b.tape.jsonl.gz');
+    const other = join(dir, 'other-store');
+    expect((await runCli(['export', runId, '-o', a, '--store', store])).code).toBe(0);
+    const imported = await runCli(['import', a, '--store', other]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain(`imported ${runId} (4 events)`);
+    const stdout = await runCli(['export', runId, '--store', other]);
+    expect(stdout.stdout).toBe(await readFile(a, 'utf8'));
+    expect((await runCli(['export', runId, '-o', b, '--store', other])).code).toBe(0);
+    const again = join(dir, 'again-store');
+    expect((await runCli(['import', b, '--store', again])).code).toBe(0);
+    expect((await runCli(['export', runId, '--store', again])).stdout).toBe(await readFile(a, 'utf8'));
+  });
+
+  it('import of a corrupt tape exits 9 naming file and line, and stores nothing', async () => {
+    const good = (await runCli(['export', runId, '--store', store])).stdout.split('\n');
+    const bad = join(dir, 'bad.tape.jsonl');
+    await writeFile(bad, [good[0], good[1], '{"type":"state",', good[3]].join('\n'));
+    const target = join(dir, 'corrupt-target');
+    const result = await runCli(['import', bad, '--store', target]);
+    expect(result.code).toBe(9);
+    expect(result.stderr).toMatch(/bad\.tape\.jsonl:3: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('import of a newer tape version exits 9', async () => {
+    const file = join(dir, 'future.tape.jsonl');
+    await writeFile(file, `${JSON.stringify({ format: 'agentctl-tape', version: 99, run: {} })}\n`);
+    const result = await runCli(['import', file, '--store', join(dir, 'future-store')]);
+    expect(result.code).toBe(9);
+    expect(result.stderr).toMatch(/version 99 is newer/);
+  });
+
+  it('import of a run that already exists is refused (exit 2)', async () => {
+    const file = join(dir, 'dup.tape.jsonl');
+    await runCli(['export', runId, '-o', file, '--store', store]);
+    const result = await runCli(['import', file, '--store', store]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/already exists/);
+  });
+
+  it('an unknown run exits 10 with a hint to list runs', async () => {
+    for (const command of [['show', 'nope'], ['export', 'nope'], ['rm', 'nope']]) {
+      const result = await runCli([...command, '--store', store]);
+      expect(result.code).toBe(10);
+      expect(result.stderr).toMatch(/no run 'nope'/);
+      expect(result.stderr).toMatch(/agentctl ls/);
+    }
+    const missingFile = await runCli(['import', join(dir, 'missing.tape.jsonl'), '--store', store]);
+    expect(missingFile.code).toBe(10);
+  });
+
+  it('bad flags and unknown commands exit 2 with a usage message, never a stack', async () => {
+    for (const args of [['ls', '--bogus'], ['frobnicate'], ['show'], ['ci', 'x', '--reporter', 'xml']]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/error:|agentctl:/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('a command not built yet says so and exits 2', async () => {
+    const result = await runCli(['diff', 'a', 'b']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/not available/);
+  });
+
+  it('--help and --version exit 0', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['record', 'replay', 'ls', 'show', 'export', 'import', 'rm', 'diff', 'ci']) expect(help.stdout).toContain(command);
+    const version = await runCli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('a store held by another process: one line and exit 11', async () => {
+    const holder = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `import { Level } from 'level'; const db = new Level(${JSON.stringify(store)}); await db.open(); console.log('held'); setInterval(() => {}, 1000);`],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      const result = await runCli(['ls', '--store', store]);
+      expect(result.code).toBe(11);
+      expect(result.stderr).toMatch(/in use by another agentctl process/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((resolve) => holder.once('close', resolve));
+    }
+  });
+
+  it('rm deletes a run', async () => {
+    const file = join(dir, 'rm.tape.jsonl');
+    await runCli(['export', runId, '-o', file, '--store', store]);
+    const scratch = join(dir, 'rm-store');
+    await runCli(['import', file, '--store', scratch]);
+    const removed = await runCli(['rm', runId, '--store', scratch]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`removed ${runId}`);
+    expect(JSON.parse((await runCli(['ls', '--json', '--store', scratch])).stdout)).toEqual([]);
+  });
+});
