@@ -16,6 +16,11 @@ export interface LlmClient {
 export interface LlmCallOptions {
   signal?: AbortSignal;
   onChunk?: (chunk: LlmChunk) => void;
+  /**
+   * Told about anomalies that did not fail the call, e.g. a stream that closed without a finish
+   * reason (the reason was inferred). The provider runner turns these into `warning` events.
+   */
+  onWarning?: (message: string) => void;
 }
 
 export interface LlmRequest {
