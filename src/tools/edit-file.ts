@@ -1,0 +1,55 @@
+/**
+ * `edit_file`: replace one exact occurrence of a text in a workspace file. Exactly one: an edit
+ * whose anchor is missing or ambiguous fails, so the model never changes a place it did not mean.
+ *
+ * Semantics: mutating, and not idempotent — repeating a successful edit does not repeat its
+ * effect (the old text is gone, so it fails; or, if the new text contains the old, it edits again).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import { ToolError, type Tool } from './tool.js';
+import { resolveInWorkspace } from './workspace.js';
+
+const argsSchema = z.object({
+  path: z.string().min(1).describe('File path, relative to the workspace'),
+  old: z.string().min(1).describe('The exact text to replace; it must occur exactly once in the file'),
+  new: z.string().describe('The text to put in its place'),
+});
+
+/** Non-overlapping occurrences of `needle` in `text` (stops counting at 2: that is enough to refuse). */
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1 && found.length < 2; i = text.indexOf(needle, i + needle.length)) found.push(i);
+  return found;
+}
+
+/** The `edit_file` tool. Not idempotent, mutating. */
+export function editFileTool(options: { timeoutMs?: number } = {}): Tool {
+  return {
+    name: 'edit_file',
+    description:
+      'Edit a file in the workspace by replacing one exact occurrence of `old` with `new`. Fails if `old` is not found or occurs more than once (include more surrounding text to make it unique).',
+    parameters: argsJsonSchema(argsSchema),
+    idempotent: false,
+    mutating: true,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    async run(args, ctx) {
+      const { path, old, new: replacement } = parseArgs('edit_file', argsSchema, args);
+      const real = await resolveInWorkspace(ctx.workspace, path);
+      return withFsErrors(path, async () => {
+        const text = await readFile(real, { encoding: 'utf8', signal: ctx.signal });
+        const found = occurrences(text, old);
+        const at = found[0];
+        if (at === undefined) throw new ToolError(`the text to replace was not found in '${path}'`);
+        if (found.length > 1) {
+          throw new ToolError(`the text to replace occurs more than once in '${path}'; include more surrounding text to make it unique`);
+        }
+        // Slicing, not String.replace: `$&` and friends in the new text must stay literal.
+        await writeFile(real, text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
+        const line = text.slice(0, at).split('\n').length;
+        return `edited '${path}': replaced 1 occurrence at line ${line}`;
+      });
+    },
+  };
+}

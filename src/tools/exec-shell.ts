@@ -1,0 +1,135 @@
+/**
+ * `exec_shell`: run a command with `/bin/sh -c` in the workspace. The command gets its own process
+ * group, so a timeout or cancellation kills everything it started (pipelines, `&` jobs), and the
+ * group is also killed when the shell exits: a tool call leaves no processes behind.
+ *
+ * Semantics: mutating and not idempotent — a command can do anything, including things that must
+ * not happen twice.
+ */
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { OUTPUT_CAP_BYTES, OutputCollector } from './output-cap.js';
+import { argsJsonSchema, parseArgs } from './tool-args.js';
+import { ToolError, type Tool } from './tool.js';
+import { resolveInWorkspace } from './workspace.js';
+
+/**
+ * Environment variables not passed to commands: the model could print them, and tool output is
+ * written to tapes. (Tapes are redacted too; this keeps secrets from reaching the model at all.)
+ */
+export const SECRET_ENV_PATTERN = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY)/i;
+
+/** Room kept under the shared cap for the exit-code line, so the executor never cuts it off. */
+const EXIT_LINE_RESERVE = 256;
+/** How long to wait for the pipes to close after the shell exits (a process that left the group may hold them). */
+const CLOSE_GRACE_MS = 1000;
+
+const argsSchema = z.object({
+  command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace directory'),
+});
+
+/** Options of the `exec_shell` tool. */
+export interface ExecShellOptions {
+  timeoutMs?: number;
+  /** Environment for commands; default: this process's, minus names matching SECRET_ENV_PATTERN. */
+  env?: Record<string, string | undefined>;
+}
+
+/** `process.env` without variables whose names look like secrets. */
+export function scrubbedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_ENV_PATTERN.test(name)));
+}
+
+/** Signal the whole process group led by `pid`; it may already be gone. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing left in the group. Nothing to do.
+  }
+}
+
+interface ShellResult {
+  output: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Run `command`, collecting combined stdout/stderr; rejects with `signal.reason` on abort. */
+function runShell(
+  command: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+  signal: AbortSignal,
+): Promise<ShellResult> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = new OutputCollector(OUTPUT_CAP_BYTES - EXIT_LINE_RESERVE);
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const settle = (finish: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(graceTimer);
+      signal.removeEventListener('abort', onAbort);
+      finish();
+    };
+    const finishOk = (): void =>
+      settle(() => resolve({ output: output.text(), code: exit?.code ?? null, signal: exit?.signal ?? null }));
+    const onAbort = (): void => {
+      killGroup(child.pid);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      // Report once the shell is reaped, so the caller knows the command has stopped.
+      if (exit !== undefined) settle(() => reject(signal.reason));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    child.on('error', (error) => settle(() => reject(new ToolError(`could not start /bin/sh: ${error.message}`, { cause: error }))));
+    child.on('exit', (code, exitSignal) => {
+      exit = { code, signal: exitSignal };
+      if (signal.aborted) {
+        settle(() => reject(signal.reason));
+        return;
+      }
+      killGroup(child.pid); // background jobs must not outlive the call
+      graceTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finishOk();
+      }, CLOSE_GRACE_MS);
+    });
+    child.on('close', () => {
+      if (exit !== undefined && !signal.aborted) finishOk();
+    });
+  });
+}
+
+/** The `exec_shell` tool. Not idempotent, mutating. */
+export function execShellTool(options: ExecShellOptions = {}): Tool {
+  const env = options.env ?? scrubbedEnv();
+  return {
+    name: 'exec_shell',
+    description:
+      'Run a shell command (/bin/sh -c) in the workspace directory. Returns combined stdout and stderr and the exit code; a non-zero exit code is an error. Output is capped; background processes are killed when the command ends.',
+    parameters: argsJsonSchema(argsSchema),
+    idempotent: false,
+    mutating: true,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    async run(args, ctx) {
+      const { command } = parseArgs('exec_shell', argsSchema, args);
+      const cwd = await resolveInWorkspace(ctx.workspace, '.');
+      const result = await runShell(command, cwd, env, ctx.signal);
+      const body = result.output === '' || result.output.endsWith('\n') ? result.output : `${result.output}\n`;
+      if (result.signal !== null) throw new ToolError(`${body}[killed by signal ${result.signal}]`);
+      if (result.code !== 0) throw new ToolError(`${body}[exit code: ${result.code ?? 'unknown'}]`);
+      return `${body}[exit code: 0]`;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The workspace: the one directory tools may touch. Every path a model hands a tool goes through
+ * `resolveInWorkspace`, which resolves symlinks the way the OS will and refuses anything that lands
+ * outside. Tools then operate on the returned real path, so what was checked is what is opened.
+ *
+ * Not covered: a process racing us to swap a checked directory for a symlink between the check
+ * and the use (TOCTOU). The workspace belongs to the agent; this guards against the model's
+ * mistakes and path tricks, not against a hostile local process.
+ */
+import { lstat, mkdir, mkdtemp, readlink, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ToolError } from './tool.js';
+
+/** Linux gives up after 40 links (ELOOP); so do we, for links we follow by hand. */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * A workspace directory: `dir` (created if missing) or, with none, a fresh temp directory.
+ * Returns its real path, the form `resolveInWorkspace` compares against.
+ */
+export async function createWorkspace(dir?: string): Promise<string> {
+  if (dir === undefined) return realpath(await mkdtemp(join(tmpdir(), 'agentctl-ws-')));
+  await mkdir(dir, { recursive: true });
+  return realpath(dir);
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+/**
+ * Where `target` really points, for a path that may not exist yet: the realpath of its deepest
+ * existing ancestor plus the missing components. A dangling symlink is followed to where it
+ * points, because writing through it would create the file *there*.
+ */
+async function realpathLoose(target: string, hops = 0): Promise<string> {
+  if (hops > MAX_LINK_HOPS) throw new ToolError('too many levels of symbolic links');
+  try {
+    return await realpath(target);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ELOOP') throw new ToolError('too many levels of symbolic links', { cause: error });
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+  }
+  const parent = dirname(target);
+  if (parent === target) return target; // the root always exists; unreachable in practice
+  const realParent = await realpathLoose(parent, hops);
+  const entry = await lstat(join(realParent, basename(target))).catch(() => undefined);
+  if (entry?.isSymbolicLink()) {
+    const link = await readlink(join(realParent, basename(target)));
+    return realpathLoose(resolve(realParent, link), hops + 1);
+  }
+  return join(realParent, basename(target));
+}
+
+/** True when `path` is `root` or below it (both absolute and normalised). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * The real absolute path of `path` (relative to the workspace, or absolute) if it stays inside
+ * the workspace after resolving `..` and symlinks at every depth; otherwise a ToolError the model
+ * can read. `path` need not exist.
+ */
+export async function resolveInWorkspace(workspace: string, path: string): Promise<string> {
+  if (path.includes('\0')) throw new ToolError('path contains a NUL character');
+  const root = await realpath(workspace);
+  const real = await realpathLoose(resolve(root, path));
+  if (!isInside(root, real)) {
+    throw new ToolError(`path '${path}' is outside the workspace; only paths inside the workspace are allowed`);
+  }
+  return real;
+}
+
+/** `real` as the model should see it: relative to the workspace, `.` for the workspace itself. */
+export function workspaceRelative(workspaceReal: string, real: string): string {
+  const rel = relative(workspaceReal, real);
+  return rel === '' ? '.' : rel.split(sep).join('/');
+}

@@ -1,0 +1,42 @@
+/**
+ * `write_file`: create or overwrite a workspace file (parent directories are created).
+ *
+ * Semantics (SPEC.md §2): mutating. Also idempotent — writing the same content to the same path
+ * twice has the effect of writing it once, which is exactly SPEC's definition. In practice the
+ * flag changes nothing for dedup: every successful mutating call makes ReplayControl forget prior
+ * successes, so a repeated write is never skipped as a duplicate; and replay never runs an
+ * off-tape mutating call live without `--allow-side-effects`.
+ */
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import type { Tool } from './tool.js';
+import { resolveInWorkspace } from './workspace.js';
+
+const argsSchema = z.object({
+  path: z.string().min(1).describe('File path, relative to the workspace; missing parent directories are created'),
+  content: z.string().describe('The complete new content of the file'),
+});
+
+/** The `write_file` tool. Idempotent, mutating. */
+export function writeFileTool(options: { timeoutMs?: number } = {}): Tool {
+  return {
+    name: 'write_file',
+    description: 'Create a file in the workspace, or replace its whole content. Parent directories are created as needed.',
+    parameters: argsJsonSchema(argsSchema),
+    idempotent: true,
+    mutating: true,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    async run(args, ctx) {
+      const { path, content } = parseArgs('write_file', argsSchema, args);
+      const real = await resolveInWorkspace(ctx.workspace, path);
+      return withFsErrors(path, async () => {
+        const existed = await stat(real).then(() => true, () => false);
+        await mkdir(dirname(real), { recursive: true });
+        await writeFile(real, content, { encoding: 'utf8', signal: ctx.signal });
+        return `${existed ? 'overwrote' : 'created'} '${path}' (${Buffer.byteLength(content, 'utf8')} bytes)`;
+      });
+    },
+  };
+}
