@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import type { ToolCall } from '../core/messages.js';
+
+/**
+ * The call key (SPEC §1): sha-256 hex of `tool + ":" + canonicalJson(args)`. Keys are stored on
+ * tapes, so the algorithm must never change; tests pin literal digests to catch a change.
+ */
+export function callKey(tool: string, args: unknown): string {
+  return digest(`${tool}:${canonicalJson(args)}`);
+}
+
+/** The key of a call whose arguments could not be parsed: hashed over the raw text as received. */
+export function rawCallKey(tool: string, raw: string): string {
+  // canonicalJson output is always valid JSON and `raw` here never is, so these keys cannot
+  // collide with callKey's.
+  return digest(`${tool}:${raw}`);
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The outcome of parsing a tool call's JSON-string arguments. */
+export type ParsedArguments =
+  | { ok: true; args: Record<string, unknown>; key: string }
+  | { ok: false; raw: string; key: string; error: string; rule: 'invalid_json' | 'non_object_arguments' };
+
+/**
+ * Parse the arguments text of an OpenAI tool call and key it. Valid JSON objects are keyed by
+ * callKey; anything else is keyed over the raw text and carries the tool-error text the model
+ * receives instead of a result.
+ *
+ * An empty or all-whitespace string is read as `{}`: several OpenAI-compatible servers send that
+ * for a tool without parameters, and failing it would punish the model for the server's habit.
+ */
+export function parseCallArguments(tool: string, raw: string): ParsedArguments {
+  if (raw.trim() === '') return { ok: true, args: {}, key: callKey(tool, {}) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { ok: false, raw, key: rawCallKey(tool, raw), error: `arguments are not valid JSON: ${detail}`, rule: 'invalid_json' };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
+    return {
+      ok: false,
+      raw,
+      key: rawCallKey(tool, raw),
+      error: `arguments must be a JSON object, got ${kind}`,
+      rule: 'non_object_arguments',
+    };
+  }
+  const args = parsed as Record<string, unknown>;
+  return { ok: true, args, key: callKey(tool, args) };
+}
+
+/** parseCallArguments for a whole ToolCall. */
+export function parseToolCall(call: ToolCall): ParsedArguments {
+  return parseCallArguments(call.function.name, call.function.arguments);
+}

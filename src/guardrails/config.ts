@@ -1,0 +1,82 @@
+import { UsageError } from '../core/errors.js';
+
+/** LoopGuard thresholds (SPEC §4). */
+export interface LoopGuardConfig {
+  /** The attempt number of an identical call from which it is blocked. */
+  identicalCallBlock: number;
+  /** The consecutive-failure count of a tool that produces a warning. */
+  failureWarn: number;
+  /** The consecutive-failure count of a tool from which the run halts. */
+  failureHalt: number;
+}
+
+/** LoopGuardrails settings (SPEC §6). */
+export interface LoopGuardrailsConfig {
+  /** How many `finish_reason: "length"` responses are answered with a continuation request. */
+  maxTokensRecoveries: number;
+  /** Repeats of the previous step's tool calls at which the run is stuck. */
+  maxRepeatedToolSteps: number;
+  /** Remaining tokens at or below which nearBudget() is true. */
+  reserveTokens: number;
+  /** Fraction of the cost limit that, once it is all that remains, makes nearBudget() true. */
+  reserveCostFraction: number;
+}
+
+export const DEFAULT_LOOP_GUARD_CONFIG: Readonly<LoopGuardConfig> = Object.freeze({
+  identicalCallBlock: 3,
+  failureWarn: 3,
+  failureHalt: 8,
+});
+
+export const DEFAULT_LOOP_GUARDRAILS_CONFIG: Readonly<LoopGuardrailsConfig> = Object.freeze({
+  maxTokensRecoveries: 2,
+  maxRepeatedToolSteps: 3,
+  reserveTokens: 512,
+  reserveCostFraction: 0.1,
+});
+
+/**
+ * Defaults filled in and every value checked. The values usually come from a config file or a
+ * `--set guardrails.x=…` what-if, so a bad one is the user's to fix (UsageError, exit 2) and is
+ * named by its config key.
+ */
+export function resolveLoopGuardConfig(partial: Partial<LoopGuardConfig> = {}): LoopGuardConfig {
+  const config = { ...DEFAULT_LOOP_GUARD_CONFIG, ...dropUndefined(partial) };
+  positiveInteger('identicalCallBlock', config.identicalCallBlock);
+  positiveInteger('failureWarn', config.failureWarn);
+  positiveInteger('failureHalt', config.failureHalt);
+  return config;
+}
+
+/** As resolveLoopGuardConfig, for LoopGuardrails. */
+export function resolveLoopGuardrailsConfig(partial: Partial<LoopGuardrailsConfig> = {}): LoopGuardrailsConfig {
+  const config = { ...DEFAULT_LOOP_GUARDRAILS_CONFIG, ...dropUndefined(partial) };
+  nonNegativeInteger('maxTokensRecoveries', config.maxTokensRecoveries);
+  positiveInteger('maxRepeatedToolSteps', config.maxRepeatedToolSteps);
+  nonNegativeInteger('reserveTokens', config.reserveTokens);
+  if (!(Number.isFinite(config.reserveCostFraction) && config.reserveCostFraction >= 0 && config.reserveCostFraction <= 1)) {
+    throw invalid('reserveCostFraction', config.reserveCostFraction, 'a number from 0 to 1');
+  }
+  return config;
+}
+
+// `{ x: undefined }` from an optional config field must not erase the default.
+function dropUndefined<T extends object>(partial: Partial<T>): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [name, value] of Object.entries(partial)) {
+    if (value !== undefined) (out as Record<string, unknown>)[name] = value;
+  }
+  return out;
+}
+
+function positiveInteger(name: string, value: number): void {
+  if (!(Number.isInteger(value) && value >= 1)) throw invalid(name, value, 'a positive integer');
+}
+
+function nonNegativeInteger(name: string, value: number): void {
+  if (!(Number.isInteger(value) && value >= 0)) throw invalid(name, value, 'a non-negative integer');
+}
+
+function invalid(name: string, value: unknown, expected: string): UsageError {
+  return new UsageError(`guardrails.${name} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+}
