@@ -8,7 +8,7 @@ import type { ToolRegistry } from './registry.js';
 import { ToolError } from './tool.js';
 
 /** How long a timed-out tool gets to wind down (kill its processes) before the call is reported. */
-const ABORT_GRACE_MS = 2000;
+const ABORT_GRACE_MS = 1000;
 
 /** Options of one tool call. */
 export interface ExecuteOptions {
@@ -88,10 +88,19 @@ export async function executeTool(
   options.signal?.addEventListener('abort', onCancel, { once: true });
   const timer = setTimeout(() => controller.abort(new ToolTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
 
+  // Start the tool now, not in a later microtask: it must see (and register for) its signal before
+  // anyone can abort it. A synchronous throw is a rejection like any other.
+  let running: Promise<unknown>;
+  try {
+    running = Promise.resolve(tool.run(args, { workspace: options.workspace, signal: controller.signal }));
+  } catch (error) {
+    running = Promise.reject(error);
+  }
   // Settle into a value so that a tool which ignores its signal and rejects later is not an unhandled rejection.
-  const settled: Promise<Settled> = Promise.resolve()
-    .then(() => tool.run(args, { workspace: options.workspace, signal: controller.signal }))
-    .then((value): Settled => ({ kind: 'ok', value }), (error: unknown): Settled => ({ kind: 'error', error }));
+  const settled = running.then(
+    (value): Settled => ({ kind: 'ok', value }),
+    (error: unknown): Settled => ({ kind: 'error', error }),
+  );
   const aborted = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
 
   try {

@@ -34,18 +34,24 @@ function sequenceStart(bytes: Uint8Array, start: number): number {
   return index;
 }
 
+/** How `maxBytes` splits into head and tail (they add up to it, so nothing is lost at the limit). */
+function split(maxBytes: number): { head: number; tail: number } {
+  const head = Math.floor(maxBytes / 2);
+  return { head, tail: maxBytes - head };
+}
+
 /**
- * `text` unchanged if it fits in `maxBytes`, else its first and last `maxBytes / 2` bytes around a
- * truncation marker that says how much was dropped.
+ * `text` unchanged if it fits in `maxBytes`, else about its first and last `maxBytes / 2` bytes
+ * around a truncation marker that says how much was dropped.
  */
 export function capOutput(text: string, maxBytes = OUTPUT_CAP_BYTES): string {
   // A UTF-16 unit never takes more than 3 UTF-8 bytes: short strings skip the encoding.
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
-  const half = Math.floor(maxBytes / 2);
-  const headEnd = completePrefix(bytes, half);
-  const tailStart = sequenceStart(bytes, bytes.length - half);
+  const { head, tail } = split(maxBytes);
+  const headEnd = completePrefix(bytes, head);
+  const tailStart = sequenceStart(bytes, bytes.length - tail);
   return (
     bytes.subarray(0, headEnd).toString('utf8') +
     truncationMarker(tailStart - headEnd) +
@@ -55,10 +61,13 @@ export function capOutput(text: string, maxBytes = OUTPUT_CAP_BYTES): string {
 
 /**
  * Collects a stream's bytes in bounded memory: the first `maxBytes / 2` and a rolling window of the
- * last `maxBytes / 2`. A process printing gigabytes costs no more than the cap.
+ * last `maxBytes / 2`. A process printing gigabytes costs no more than the cap. `text()` gives
+ * exactly what `capOutput` would give for the whole stream.
  */
 export class OutputCollector {
-  private readonly half: number;
+  private readonly maxBytes: number;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
   private readonly head: Buffer[] = [];
   private headBytes = 0;
   private tail: Buffer[] = [];
@@ -66,15 +75,16 @@ export class OutputCollector {
   private total = 0;
 
   constructor(maxBytes = OUTPUT_CAP_BYTES) {
-    this.half = Math.floor(maxBytes / 2);
+    this.maxBytes = maxBytes;
+    ({ head: this.headLimit, tail: this.tailLimit } = split(maxBytes));
   }
 
   /** Add the next chunk, in arrival order. */
   push(chunk: Buffer): void {
     this.total += chunk.length;
     let rest = chunk;
-    if (this.headBytes < this.half) {
-      const take = Math.min(this.half - this.headBytes, rest.length);
+    if (this.headBytes < this.headLimit) {
+      const take = Math.min(this.headLimit - this.headBytes, rest.length);
       this.head.push(rest.subarray(0, take));
       this.headBytes += take;
       rest = rest.subarray(take);
@@ -83,7 +93,7 @@ export class OutputCollector {
     this.tail.push(rest);
     this.tailBytes += rest.length;
     // Drop whole chunks from the front of the tail while the rest still covers the window.
-    while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.half) {
+    while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.tailLimit) {
       this.tailBytes -= this.tail.shift()?.length ?? 0;
     }
   }
@@ -97,11 +107,10 @@ export class OutputCollector {
   text(): string {
     const head = Buffer.concat(this.head);
     const tailAll = Buffer.concat(this.tail);
-    if (head.length + tailAll.length === this.total && this.total <= this.half * 2) {
-      return Buffer.concat([head, tailAll]).toString('utf8');
-    }
+    // Nothing is dropped until the total passes the cap (head and tail windows add up to it).
+    if (this.total <= this.maxBytes) return Buffer.concat([head, tailAll]).toString('utf8');
     const headEnd = completePrefix(head, head.length);
-    const tailStart = sequenceStart(tailAll, tailAll.length - this.half);
+    const tailStart = sequenceStart(tailAll, tailAll.length - this.tailLimit);
     const kept = headEnd + (tailAll.length - tailStart);
     return (
       head.subarray(0, headEnd).toString('utf8') +
