@@ -11,6 +11,7 @@ export interface CompletionChunkLike {
   model?: string | null;
   choices: Array<{
     delta?: {
+      role?: string | null;
       content?: string | null;
       tool_calls?: Array<{
         index: number;

@@ -221,13 +221,15 @@ async function sendStream(res: ServerResponse, step: ReplyStep, request: ChatReq
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   const events = streamEvents(step, request, stepIndex);
-  const limit = step.disconnectAfter ?? Infinity;
+  const cut = step.disconnectAfter ?? Infinity;
+  const stall = step.stallAfter ?? Infinity;
   for (const [i, data] of events.entries()) {
-    if (i >= limit) {
-      // Let what was written reach the client, then cut the connection mid-body.
+    if (i >= cut) {
+      // What was written has reached the client (write callbacks ran); now cut the connection mid-body.
       res.socket?.destroy();
       return;
     }
+    if (i >= stall) return; // leave the response open and silent; close() drops the connection
     if (res.destroyed) return;
     await new Promise<void>((resolve) => res.write(`data: ${data}\n\n`, () => resolve()));
   }

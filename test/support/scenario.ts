@@ -30,6 +30,8 @@ const replySchema = z.strictObject({
   chunks: z.array(z.string()).optional(),
   /** Break the connection after this many SSE events (streams), or before answering (non-streams). */
   disconnectAfter: z.number().int().nonnegative().optional(),
+  /** Streams: send this many SSE events, then go silent (connection open) until the client gives up. */
+  stallAfter: z.number().int().nonnegative().optional(),
   /** Wait this long before answering (for timeout tests). */
   delayMs: z.number().int().nonnegative().optional(),
 });

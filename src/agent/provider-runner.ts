@@ -1,0 +1,194 @@
+/**
+ * One model call with retries (SPEC §7.3), as an async generator of run events.
+ *
+ * `LlmClient.complete` reports stream chunks through a synchronous callback, while the loop consumes
+ * an async stream of events; a small queue joins the two, so chunks come out in order while the
+ * call is still running. Recoverable errors are retried up to `maxRetries` times with exponential
+ * back-off and jitter from the injected seeded `Random`, or after the server's `Retry-After`; waits
+ * go through the injected `Clock`, so a replay (or a test on a `ManualClock`) waits the same
+ * amounts without waiting at all. Given the same responses and seed, the events are identical.
+ */
+import type { Clock, Random } from '../core/clock.js';
+import { LlmError } from '../core/llm-error.js';
+import type { LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
+import type { RunEventInput } from '../core/events.js';
+
+/** What the provider runner yields: chunk, warning and error events, then one response event on success. */
+export type ProviderEvent = Extract<RunEventInput, { type: 'llm_chunk' | 'llm_error' | 'llm_response' | 'warning' }>;
+
+/** How the call ended, once every event has been yielded. A fatal or final error becomes ERROR in the loop. */
+export type ProviderOutcome =
+  | { ok: true; response: LlmResponse; attempts: number }
+  | { ok: false; error: LlmError; attempts: number };
+
+export interface ProviderRunnerOptions {
+  client: LlmClient;
+  clock: Clock;
+  random: Random;
+  /** Retries after the first attempt (`limits.maxRetries`); 0 means a single attempt. */
+  maxRetries: number;
+  /** Back-off before retry n (0-based) is about `baseDelayMs × 2^n`. Default 500. */
+  baseDelayMs?: number;
+  /** Upper bound of the exponential back-off. Default 30 000. */
+  maxDelayMs?: number;
+  /** Upper bound on a server's `Retry-After`, so one header cannot stall a run for hours. Default 120 000. */
+  maxRetryAfterMs?: number;
+  /** Aborts the call in flight and any back-off wait; the generator then throws the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Where the call sits in the run: `iteration` is the LLM call's index (`--patch N`), `step` the loop step (default: iteration). */
+export interface ProviderCallPosition {
+  iteration: number;
+  step?: number;
+}
+
+export const DEFAULT_BASE_DELAY_MS = 500;
+export const DEFAULT_MAX_DELAY_MS = 30_000;
+export const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
+
+/**
+ * Back-off before retry `attempt` (0-based): half of `min(maxDelayMs, baseDelayMs × 2^attempt)` plus a
+ * random share of the other half ("equal jitter"), in whole milliseconds. Draws one number from `random`.
+ */
+export function backoffDelay(
+  attempt: number,
+  random: Random,
+  baseDelayMs = DEFAULT_BASE_DELAY_MS,
+  maxDelayMs = DEFAULT_MAX_DELAY_MS,
+): number {
+  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + random.next() * (ceiling / 2));
+}
+
+/**
+ * Run one provider call. Yields, in order: `llm_chunk` (streams), `warning` (anomalies the client
+ * reported), `llm_error` per failed attempt (with `retryInMs` when a retry follows), and
+ * `llm_response` on success; returns the outcome. An error that is not an `LlmError` (a tape that ran
+ * out, a bug) and an abort are thrown, after the events already produced have been yielded.
+ */
+export async function* runProviderCall(
+  request: LlmRequest,
+  position: ProviderCallPosition,
+  options: ProviderRunnerOptions,
+): AsyncGenerator<ProviderEvent, ProviderOutcome, void> {
+  const { clock, random, signal } = options;
+  if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
+    throw new RangeError(`maxRetries must be a non-negative integer, got ${options.maxRetries}`);
+  }
+  const iteration = position.iteration;
+  const step = position.step ?? iteration;
+  for (let attempt = 0; ; attempt += 1) {
+    throwIfAborted(signal);
+    const started = clock.now();
+    const settled = yield* attemptOnce(request, options, { step, iteration, attempt });
+    if (settled.ok) {
+      yield { type: 'llm_response', step, iteration, attempt, response: settled.response, durationMs: clock.now() - started };
+      return { ok: true, response: settled.response, attempts: attempt + 1 };
+    }
+    // An abort surfaces as whatever the client threw; report it as the abort, not as a provider failure.
+    throwIfAborted(signal);
+    const error = settled.error;
+    if (!(error instanceof LlmError)) throw error;
+    const retry = error.kind === 'recoverable' && attempt < options.maxRetries;
+    const event: Extract<ProviderEvent, { type: 'llm_error' }> = { type: 'llm_error', step, iteration, attempt, kind: error.kind, message: error.message };
+    if (error.status !== undefined) event.status = error.status;
+    if (retry) event.retryInMs = retryDelay(error, attempt, options, random);
+    yield event;
+    if (event.retryInMs === undefined) return { ok: false, error, attempts: attempt + 1 };
+    await clock.sleep(event.retryInMs, signal);
+  }
+}
+
+function retryDelay(error: LlmError, attempt: number, options: ProviderRunnerOptions, random: Random): number {
+  if (error.retryAfterMs !== undefined) {
+    return Math.min(Math.max(0, Math.round(error.retryAfterMs)), options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
+  }
+  return backoffDelay(attempt, random, options.baseDelayMs, options.maxDelayMs);
+}
+
+type Settled = { ok: true; response: LlmResponse } | { ok: false; error: unknown };
+
+/** One attempt: start the call, yield its chunk/warning events as they arrive, return how it settled. */
+async function* attemptOnce(
+  request: LlmRequest,
+  options: ProviderRunnerOptions,
+  tag: { step: number; iteration: number; attempt: number },
+): AsyncGenerator<ProviderEvent, Settled, void> {
+  const queue: ProviderEvent[] = [];
+  let settled: Settled | undefined;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  // Our own controller, so that abandoning the generator also cancels the call in flight.
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onAbort = (): void => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onAbort, { once: true });
+
+  let call: Promise<LlmResponse>;
+  try {
+    call = options.client.complete(request, {
+      signal: controller.signal,
+      onChunk: (chunk) => {
+        queue.push({ type: 'llm_chunk', ...tag, chunk });
+        notify();
+      },
+      onWarning: (message) => {
+        queue.push({ type: 'warning', step: tag.step, message });
+        notify();
+      },
+    });
+  } catch (error) {
+    call = Promise.reject(error);
+  }
+  call.then(
+    (response) => {
+      settled = { ok: true, response };
+      notify();
+    },
+    (error: unknown) => {
+      settled = { ok: false, error };
+      notify();
+    },
+  );
+
+  try {
+    for (;;) {
+      let event = queue.shift();
+      while (event !== undefined) {
+        yield event;
+        event = queue.shift();
+      }
+      if (settled !== undefined) return settled;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    outer?.removeEventListener('abort', onAbort);
+    if (settled === undefined) controller.abort(new Error('the provider call was abandoned'));
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) {
+    const reason: unknown = signal.reason;
+    throw reason instanceof Error ? reason : new DOMException('the model call was aborted', 'AbortError');
+  }
+}
+
+/** Run a provider call to the end, collecting its events: for tests and non-streaming consumers. */
+export async function drainProviderCall(
+  call: AsyncGenerator<ProviderEvent, ProviderOutcome, void>,
+): Promise<{ events: ProviderEvent[]; outcome: ProviderOutcome }> {
+  const events: ProviderEvent[] = [];
+  for (;;) {
+    const next = await call.next();
+    if (next.done === true) return { events, outcome: next.value };
+    events.push(next.value);
+  }
+}
