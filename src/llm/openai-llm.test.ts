@@ -344,3 +344,15 @@ describe('OpenAiLlm stream idle timeout', () => {
     expect(chunks.at(-1)).toMatchObject({ finished: true, error: (error as LlmError).message });
   });
 });
+
+describe('OpenAiLlm error text', () => {
+  it('uses a plain-text error body, shortened when long', async () => {
+    const server = await serve([{ status: 502, body: 'upstream overloaded' }, { status: 503, body: `<html>${'x'.repeat(2000)}</html>` }, { status: 500, body: '' }]);
+    const llm = client(server);
+    const messages: string[] = [];
+    for (let i = 0; i < 3; i += 1) messages.push(((await run(llm, request(false))).error as LlmError).message);
+    expect(messages[0]).toBe('the model server answered 502: upstream overloaded');
+    expect(messages[1]?.length).toBeLessThan(400);
+    expect(messages[2]).toBe('the model server answered 500');
+  });
+});

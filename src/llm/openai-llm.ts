@@ -242,11 +242,22 @@ export function classify(error: unknown, phase: 'request' | 'stream', baseURL: s
   return { kind: 'recoverable', message: `the model call failed: ${text}` };
 }
 
+/** What the server said, as `: text`, or '' — from the JSON error body, else the plain-text body. */
 function serverMessage(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
-  const text = typeof body?.message === 'string' ? body.message : '';
+  let text = typeof body?.message === 'string' ? body.message : '';
+  if (text === '' && body === undefined && typeof error.status === 'number') {
+    // The SDK puts a non-JSON body in the message, after the status.
+    text = error.message.startsWith(`${error.status} `) ? error.message.slice(`${error.status} `.length) : '';
+    if (/^status code \(no body\)$/.test(text)) text = '';
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  // An HTML error page from a proxy is not worth printing in full.
+  if (text.length > MAX_SERVER_MESSAGE) text = `${text.slice(0, MAX_SERVER_MESSAGE)}…`;
   return text === '' ? '' : `: ${text}`;
 }
+
+const MAX_SERVER_MESSAGE = 300;
 
 function describeCause(error: Error): string {
   const code = (error as { code?: unknown }).code;
