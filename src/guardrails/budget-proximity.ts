@@ -24,15 +24,14 @@ type Reserve = Pick<LoopGuardrailsConfig, 'reserveTokens' | 'reserveCostFraction
  */
 export function evaluateBudget(usage: BudgetUsage, limits: BudgetLimits, reserve: Reserve): DecisionRecord {
   const counters = { tokens: usage.tokens, cost: usage.cost };
-  const base = { gate: 'budget' as const, before: counters, after: counters };
+  const warn = (rule: string, threshold: number, reason: string): DecisionRecord =>
+    decisionRecord({ gate: 'budget', verdict: 'warn', rule, before: counters, after: counters, threshold, reason });
   const tokenBudget = limits.tokenBudget ?? 0;
   if (tokenBudget > 0) {
     const left = tokenBudget - usage.tokens;
     if (left <= reserve.reserveTokens) {
-      return decisionRecord({
-        ...base, verdict: 'warn', rule: RULES.nearTokenBudget, threshold: reserve.reserveTokens,
-        reason: `${Math.max(left, 0)} of ${tokenBudget} tokens left (reserve ${reserve.reserveTokens})`,
-      });
+      const reason = `${Math.max(left, 0)} of ${tokenBudget} tokens left (reserve ${reserve.reserveTokens})`;
+      return warn(RULES.nearTokenBudget, reserve.reserveTokens, reason);
     }
   }
   const costLimit = limits.costLimit ?? 0;
@@ -40,13 +39,13 @@ export function evaluateBudget(usage: BudgetUsage, limits: BudgetLimits, reserve
     const left = costLimit - usage.cost;
     const reserveCost = reserve.reserveCostFraction * costLimit;
     if (left <= reserveCost) {
-      return decisionRecord({
-        ...base, verdict: 'warn', rule: RULES.nearCostLimit, threshold: reserveCost,
-        reason: `${formatCost(Math.max(left, 0))} of ${formatCost(costLimit)} cost left (reserve ${formatCost(reserveCost)})`,
-      });
+      const reason = `${formatCost(Math.max(left, 0))} of ${formatCost(costLimit)} cost left (reserve ${formatCost(reserveCost)})`;
+      return warn(RULES.nearCostLimit, reserveCost, reason);
     }
   }
-  return decisionRecord({ ...base, verdict: 'continue', rule: RULES.withinBudget, reason: 'within budget' });
+  return decisionRecord({
+    gate: 'budget', verdict: 'continue', rule: RULES.withinBudget, before: counters, after: counters, reason: 'within budget',
+  });
 }
 
 // Costs are dollars with many decimals; six significant digits is enough to read and stays stable.

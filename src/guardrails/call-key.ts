@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import type { ToolCall } from '../core/messages.js';
 
@@ -7,19 +7,25 @@ import type { ToolCall } from '../core/messages.js';
  * tapes, so the algorithm must never change; tests pin literal digests to catch a change.
  */
 export function callKey(tool: string, args: unknown): string {
-  return digest(`${tool}:${canonicalJson(args)}`);
+  return sha256Hex(`${tool}:${canonicalJson(args)}`);
 }
 
 /** The key of a call whose arguments could not be parsed: hashed over the raw text as received. */
 export function rawCallKey(tool: string, raw: string): string {
   // canonicalJson output is always valid JSON and `raw` here never is, so these keys cannot
   // collide with callKey's.
-  return digest(`${tool}:${raw}`);
+  return sha256Hex(`${tool}:${raw}`);
 }
 
-function digest(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+/**
+ * sha-256 hex of UTF-8 text. One-shot `crypto.hash` (Node ≥ 20.12) is about twice as fast as a
+ * Hash object for inputs this small; older Node 20 releases fall back to createHash. Both give the
+ * same digest.
+ */
+export const sha256Hex: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The outcome of parsing a tool call's JSON-string arguments. */
 export type ParsedArguments =

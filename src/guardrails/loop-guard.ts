@@ -12,6 +12,10 @@ export type AttemptDecision = { kind: 'proceed' } | { kind: 'block'; message: st
 /** The answer to an outcome: carry on, carry on with a warning, or stop. */
 export type OutcomeDecision = { kind: 'continue' } | { kind: 'warn'; message: string } | { kind: 'halt'; message: string };
 
+// Shared, frozen: the common answers carry no data, so one object each will do.
+const PROCEED: AttemptDecision = Object.freeze({ kind: 'proceed' });
+const CONTINUE: OutcomeDecision = Object.freeze({ kind: 'continue' });
+
 /** An AttemptDecision with the record that explains it. */
 export interface AttemptEvaluation {
   decision: AttemptDecision;
@@ -63,19 +67,27 @@ export class LoopGuard {
     const after = before + 1;
     this.attempts.set(key, after);
     const threshold = this.config.identicalCallBlock;
-    const base = { gate: 'loop_guard' as const, tool, key, before: { attempts: before }, after: { attempts: after }, threshold };
+    let decision: AttemptDecision = PROCEED;
+    let verdict: 'allow' | 'block' = 'allow';
+    let rule: string;
+    let reason: string;
     if (after >= threshold) {
-      const count = after <= threshold ? `${after} of ${threshold}` : `${after}, over the limit of ${threshold}`;
-      return {
-        decision: { kind: 'block', message: identicalCallBlockMessage(tool, after) },
-        record: decisionRecord({ ...base, verdict: 'block', rule: RULES.identicalCallBlock, reason: `identical call ${count}: blocked` }),
-      };
+      decision = { kind: 'block', message: identicalCallBlockMessage(tool, after) };
+      verdict = 'block';
+      rule = RULES.identicalCallBlock;
+      reason = `identical call ${after <= threshold ? `${after} of ${threshold}` : `${after}, over the limit of ${threshold}`}: blocked`;
+    } else if (after === 1) {
+      rule = RULES.firstAttempt;
+      reason = `first attempt with these arguments (blocks at ${threshold})`;
+    } else {
+      rule = RULES.identicalCall;
+      reason = `identical call ${after} of ${threshold}`;
     }
-    const record =
-      after === 1
-        ? decisionRecord({ ...base, verdict: 'allow', rule: RULES.firstAttempt, reason: `first attempt with these arguments (blocks at ${threshold})` })
-        : decisionRecord({ ...base, verdict: 'allow', rule: RULES.identicalCall, reason: `identical call ${after} of ${threshold}` });
-    return { decision: { kind: 'proceed' }, record };
+    // Literal arguments, not object spreads: this runs for every call and spreads cost microseconds.
+    const record = decisionRecord({
+      gate: 'loop_guard', verdict, rule, tool, key, before: { attempts: before }, after: { attempts: after }, threshold, reason,
+    });
+    return { decision, record };
   }
 
   /** Note how a call of `tool` ended; consecutive failures warn, then halt (SPEC §4). */
@@ -91,44 +103,33 @@ export class LoopGuard {
       // Deleting rather than storing 0 keeps checkpoints small; a missing tool reads as 0.
       this.failures.delete(tool);
       const reason = before === 0 ? 'succeeded' : `succeeded; ${before} consecutive failure${before === 1 ? '' : 's'} forgotten`;
-      return {
-        decision: { kind: 'continue' },
-        record: decisionRecord({
-          gate: 'failures', verdict: 'continue', rule: RULES.failureReset, tool,
-          before: { failures: before }, after: { failures: 0 }, reason,
-        }),
-      };
+      const record = decisionRecord({
+        gate: 'failures', verdict: 'continue', rule: RULES.failureReset, tool, before: { failures: before }, after: { failures: 0 }, reason,
+      });
+      return { decision: CONTINUE, record };
     }
     const after = before + 1;
     this.failures.set(tool, after);
-    const base = { gate: 'failures' as const, tool, before: { failures: before }, after: { failures: after } };
+    let decision: OutcomeDecision = CONTINUE;
+    let rule: string = RULES.consecutiveFailures;
+    let threshold = after < warn ? warn : halt;
+    let reason = `failure ${after} in a row (warns at ${warn}, halts at ${halt})`;
     if (after >= halt) {
-      const message = failureHaltMessage(tool, after);
-      return {
-        decision: { kind: 'halt', message },
-        record: decisionRecord({
-          ...base, verdict: 'halt', rule: RULES.consecutiveFailuresHalt, threshold: halt,
-          reason: `failed ${after} consecutive times (halts at ${halt})`,
-        }),
-      };
+      decision = { kind: 'halt', message: failureHaltMessage(tool, after) };
+      rule = RULES.consecutiveFailuresHalt;
+      threshold = halt;
+      reason = `failed ${after} consecutive times (halts at ${halt})`;
+    } else if (after === warn) {
+      decision = { kind: 'warn', message: failureWarnMessage(tool, after) };
+      rule = RULES.consecutiveFailuresWarn;
+      threshold = warn;
+      reason = `failed ${after} consecutive times (warns at ${warn}, halts at ${halt})`;
     }
-    if (after === warn) {
-      const message = failureWarnMessage(tool, after);
-      return {
-        decision: { kind: 'warn', message },
-        record: decisionRecord({
-          ...base, verdict: 'warn', rule: RULES.consecutiveFailuresWarn, threshold: warn,
-          reason: `failed ${after} consecutive times (warns at ${warn}, halts at ${halt})`,
-        }),
-      };
-    }
-    return {
-      decision: { kind: 'continue' },
-      record: decisionRecord({
-        ...base, verdict: 'continue', rule: RULES.consecutiveFailures, threshold: after < warn ? warn : halt,
-        reason: `failure ${after} in a row (warns at ${warn}, halts at ${halt})`,
-      }),
-    };
+    const verdict = decision.kind;
+    const record = decisionRecord({
+      gate: 'failures', verdict, rule, tool, before: { failures: before }, after: { failures: after }, threshold, reason,
+    });
+    return { decision, record };
   }
 
   /**

@@ -51,23 +51,21 @@ export class LoopGuardrails {
     this.repeated = signature === this.lastSignature ? this.repeated + 1 : 0;
     this.lastSignature = signature;
     const after = this.repeated;
-    const base = {
-      gate: 'repetition' as const, key: signature, tool: calls.length === 1 ? calls[0]?.name : undefined,
-      before: { repeated: before }, after: { repeated: after }, threshold: max,
-    };
+    let verdict: 'continue' | 'stuck' = 'continue';
+    let rule: string = RULES.newToolStep;
+    let reason = 'tool calls differ from the previous step';
     if (after >= max) {
-      return decisionRecord({
-        ...base, verdict: 'stuck', rule: RULES.repetition,
-        reason: `the same tool calls ${after + 1} steps in a row (stops at ${max} repeats): ${describeStep(calls)}`,
-      });
+      verdict = 'stuck';
+      rule = RULES.repetition;
+      reason = `the same tool calls ${after + 1} steps in a row (stops at ${max} repeats): ${describeStep(calls)}`;
+    } else if (after > 0) {
+      rule = RULES.repeatedToolStep;
+      reason = `same tool calls as the previous step (repeat ${after} of ${max})`;
     }
-    if (after > 0) {
-      return decisionRecord({
-        ...base, verdict: 'continue', rule: RULES.repeatedToolStep,
-        reason: `same tool calls as the previous step (repeat ${after} of ${max})`,
-      });
-    }
-    return decisionRecord({ ...base, verdict: 'continue', rule: RULES.newToolStep, reason: 'tool calls differ from the previous step' });
+    return decisionRecord({
+      gate: 'repetition', verdict, rule, tool: calls.length === 1 ? calls[0]?.name : undefined, key: signature,
+      before: { repeated: before }, after: { repeated: after }, threshold: max, reason,
+    });
   }
 
   /** True when the last observed step repeated too often (see observeToolCalls). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './call-key.js';
 import { canonicalJson } from './canonical-json.js';
 
 /** One tool call of a step as the repetition gate sees it: a name and the parsed arguments. */
@@ -24,7 +24,7 @@ export function stepSignature(calls: readonly StepCall[]): string {
 
 /** sha-256 hex of stepSignature: what is compared and checkpointed, short whatever the step. */
 export function stepSignatureDigest(calls: readonly StepCall[]): string {
-  return createHash('sha256').update(stepSignature(calls), 'utf8').digest('hex');
+  return sha256Hex(stepSignature(calls));
 }
 
 /** `read_file(path=src/a.ts, offset=0)`: a short human rendering for decision reasons. */

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../core/decisions.js';
+import type { DecisionRecord, Gate, Verdict } from '../core/decisions.js';
 import type { ToolCall } from '../core/messages.js';
 import type { ToolOutcomeStatus, ToolSpec } from '../core/tools.js';
 import { parseToolCall } from './call-key.js';
@@ -109,7 +109,7 @@ export async function* runToolCalls(
 
     if (outcome.halt !== null) {
       const reason = `not run: ${outcome.halt.tool} halted the run earlier in this step`;
-      yield decide(callId, { gate: 'policy', verdict: 'block', rule: RULES.afterHalt, tool, key, reason });
+      yield decide(callId, 'policy', 'block', RULES.afterHalt, tool, key, reason);
       replay.recordDenied(tool, parsed.ok ? parsed.args : parsed.raw, options.lookup(tool), context);
       yield finish(callId, tool, 'denied', afterHaltMessage(outcome.halt.tool));
       continue;
@@ -117,7 +117,7 @@ export async function* runToolCalls(
 
     // 1. Arguments.
     if (!parsed.ok) {
-      yield decide(callId, { gate: 'arguments', verdict: 'block', rule: parsed.rule, tool, key, reason: parsed.error });
+      yield decide(callId, 'arguments', 'block', parsed.rule, tool, key, parsed.error);
       const failure = guard.evaluateOutcome(tool, false);
       yield { kind: 'decision', callId, record: failure.record };
       if (failure.decision.kind === 'halt') outcome.halt = { callId, tool, record: failure.record, message: failure.decision.message };
@@ -125,7 +125,7 @@ export async function* runToolCalls(
       continue;
     }
     const { args } = parsed;
-    yield decide(callId, { gate: 'arguments', verdict: 'allow', rule: RULES.validArguments, tool, key, reason: 'arguments parsed' });
+    yield decide(callId, 'arguments', 'allow', RULES.validArguments, tool, key, 'arguments parsed');
     const resolved = resolveTool(tool, options.lookup);
     const { spec } = resolved;
 
@@ -151,7 +151,7 @@ export async function* runToolCalls(
       const verdict = await policy(call, args, resolved);
       if (verdict === undefined) continue;
       const rule = verdict.rule ?? (verdict.verdict === 'allow' ? RULES.policyAllow : RULES.policyBlock);
-      yield decide(callId, { gate: 'policy', verdict: verdict.verdict, rule, tool, key, reason: verdict.reason });
+      yield decide(callId, 'policy', verdict.verdict, rule, tool, key, verdict.reason);
       if (verdict.verdict === 'block') {
         denial = verdict.message ?? verdict.reason;
         break;
@@ -195,12 +195,12 @@ function withWarning(output: string, decision: OutcomeDecision): string {
 ${decision.message}`;
 }
 
+/** A record of a gate that keeps no counters (arguments, policy); positional to stay cheap. */
 function decide(
-  callId: string,
-  fields: Pick<DecisionRecord, 'gate' | 'verdict' | 'rule' | 'reason'> & { tool: string; key: string },
+  callId: string, gate: Gate, verdict: Verdict, rule: string, tool: string, key: string, reason: string,
 ): PipelineItem {
-  // These gates keep no counters; the empty objects keep every record the same shape.
-  return { kind: 'decision', callId, record: decisionRecord({ ...fields, before: {}, after: {} }) };
+  // The empty counters keep every record the same shape.
+  return { kind: 'decision', callId, record: decisionRecord({ gate, verdict, rule, tool, key, before: {}, after: {}, reason }) };
 }
 
 function toPolicyList(policy: ToolCallPipelineOptions['policy']): readonly CallPolicy[] {
