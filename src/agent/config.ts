@@ -1,0 +1,73 @@
+/**
+ * The agent configuration (`agentctl.config.json`), validated with zod. Every key is also a name that
+ * `--set key=value` accepts. A bad field is a usage error (exit 2) naming the field and what was
+ * expected. Defaults make an empty file — or no file — a working configuration.
+ */
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const nonNegInt = z.number().int().nonnegative();
+const nonNeg = z.number().nonnegative();
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a careful software agent working in a sandboxed workspace. Use the tools to inspect and change files, ' +
+  'then answer with a short summary when the task is done.';
+
+/** Built-in tools enabled when the config names none. */
+export const DEFAULT_TOOLS = ['read_file', 'list_dir', 'grep_files', 'write_file', 'edit_file', 'exec_shell'];
+
+const guardrailsSchema = z.strictObject({
+  identicalCallBlock: positiveInt.default(3),
+  failureWarn: positiveInt.default(3),
+  failureHalt: positiveInt.default(8),
+  maxRepeatedToolSteps: positiveInt.default(3),
+  maxTokensRecoveries: nonNegInt.default(2),
+  haltNudges: nonNegInt.default(0),
+  reserveTokens: nonNegInt.default(512),
+  reserveCostFraction: z.number().min(0).max(1).default(0.1),
+});
+
+const limitsSchema = z.strictObject({
+  maxSteps: positiveInt.default(50),
+  /** 0 = no time limit. */
+  timeoutMs: nonNegInt.default(0),
+  /** 0 = no token budget. */
+  tokenBudget: nonNegInt.default(0),
+  /** 0 = no cost limit. */
+  costLimit: nonNeg.default(0),
+  maxRetries: nonNegInt.default(3),
+});
+
+const contextSchema = z.strictObject({
+  strategy: z.enum(['sliding_window', 'compact']).default('sliding_window'),
+  /** Context window in estimated tokens; 0 = never trim. */
+  window: nonNegInt.default(0),
+  /** Messages `compact` keeps at the end. */
+  keepLast: positiveInt.default(8),
+});
+
+/** Price per million tokens. */
+const priceSchema = z.strictObject({ input: nonNeg, output: nonNeg });
+
+export const agentConfigSchema = z.strictObject({
+  model: z.string().min(1).default('gpt-4o-mini'),
+  systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT),
+  tools: z.array(z.string().min(1)).default(DEFAULT_TOOLS),
+  /** JS modules exporting custom tools, relative to the config file. */
+  toolModules: z.array(z.string().min(1)).default([]),
+  seed: z.number().int().default(0),
+  stream: z.boolean().default(false),
+  /** Per-response output token cap sent to the model; 0 = let the server decide. */
+  maxTokens: nonNegInt.default(0),
+  temperature: z.number().min(0).max(2).optional(),
+  guardrails: guardrailsSchema.prefault({}),
+  limits: limitsSchema.prefault({}),
+  context: contextSchema.prefault({}),
+  /** Overrides or additions to the built-in price table, by model name. */
+  prices: z.record(z.string(), priceSchema).default({}),
+});
+
+/** A complete, validated configuration. */
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+/** What a config file may contain: any subset. */
+export type AgentConfigInput = z.input<typeof agentConfigSchema>;

@@ -1,0 +1,82 @@
+/**
+ * Assembling a live run: configuration, tools in a workspace, the OpenAI-compatible client, the
+ * system clock and a random source seeded from the config. `runAgent` is the library's entry to
+ * the built-in agent; the CLI's `record` builds on `prepareRun`.
+ */
+import { dirname, resolve } from 'node:path';
+import { seededRandom, systemClock, type Clock, type Random } from '../core/clock.js';
+import type { RunEvent } from '../core/events.js';
+import type { LlmClient } from '../core/llm.js';
+import { OpenAiLlm } from '../llm/openai-llm.js';
+import { ToolRegistry, createWorkspace, loadCustomTools, type Tool } from '../tools/index.js';
+import type { AgentConfig, AgentConfigInput } from './config.js';
+import { parseConfig } from './load-config.js';
+import { runLoop, type LoopDeps, type LoopResult, type UserInput } from './loop.js';
+import { liveToolHost } from './tool-host.js';
+
+export interface RunAgentOptions {
+  task: string;
+  /** A validated config, or any subset of one (defaults fill the rest). */
+  config?: AgentConfig | AgentConfigInput;
+  /** Directory that `toolModules` paths are relative to (default: the current directory). */
+  configDir?: string;
+  /** OpenAI-compatible endpoint; default `$OPENAI_BASE_URL`, else OpenAI's. */
+  baseURL?: string;
+  /** Default `$OPENAI_API_KEY`. Never recorded. */
+  apiKey?: string;
+  /** Tools are confined here; default a fresh temp directory. */
+  workspace?: string;
+  /** Use this client instead of building one (a recorder, a tape). */
+  llm?: LlmClient;
+  clock?: Clock;
+  random?: Random;
+  signal?: AbortSignal;
+  input?: UserInput;
+}
+
+export interface PreparedRun {
+  config: AgentConfig;
+  workspace: string;
+  deps: LoopDeps;
+}
+
+/** The registry for a config: its `tools`, plus every tool its `toolModules` export. */
+export async function buildRegistry(config: AgentConfig, configDir: string): Promise<ToolRegistry> {
+  const custom: Tool[] = [];
+  for (const module of config.toolModules) custom.push(...(await loadCustomTools(resolve(configDir, module), configDir)));
+  const names = [...config.tools, ...custom.map((t) => t.name).filter((name) => !config.tools.includes(name))];
+  return ToolRegistry.fromNames(names, { custom });
+}
+
+/** Everything a live run needs, validated up front so bad input fails before any model call. */
+export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun> {
+  const config = parseConfig(options.config ?? {}, 'config');
+  const clock = options.clock ?? systemClock;
+  const workspace = await createWorkspace(options.workspace);
+  const registry = await buildRegistry(config, options.configDir ?? process.cwd());
+  const llm =
+    options.llm ??
+    new OpenAiLlm({
+      baseURL: options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
+      apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed',
+      clock,
+    });
+  const deps: LoopDeps = {
+    llm,
+    tools: liveToolHost(registry, { workspace, clock }),
+    clock,
+    random: options.random ?? seededRandom(config.seed),
+  };
+  if (options.signal !== undefined) deps.signal = options.signal;
+  if (options.input !== undefined) deps.input = options.input;
+  return { config, workspace, deps };
+}
+
+/** Run the built-in agent on a task, yielding every RunEvent; returns the final state. */
+export async function* runAgent(options: RunAgentOptions): AsyncGenerator<RunEvent, LoopResult, void> {
+  const prepared = await prepareRun(options);
+  return yield* runLoop({ task: options.task, config: prepared.config }, prepared.deps);
+}
+
+/** The directory a config file's relative paths are resolved against. */
+export const configDirOf = (configPath: string): string => dirname(resolve(configPath));

@@ -1,0 +1,36 @@
+/**
+ * What the loop needs from tools: their specs (for the guardrails), their definitions (for the
+ * model), a way to run a call, and any extra call policies. Live runs use the registry and the
+ * bounded executor; replay swaps in recorded outcomes behind the same interface.
+ */
+import type { Clock } from '../core/clock.js';
+import type { ToolCall, ToolDefinition } from '../core/messages.js';
+import type { ToolSpec } from '../core/tools.js';
+import { denyUnknownTools, type CallPolicy } from '../guardrails/index.js';
+import { executeTool, type ToolRegistry } from '../tools/index.js';
+
+export interface ToolRunResult {
+  status: 'ok' | 'error' | 'timeout';
+  output: string;
+  durationMs: number;
+}
+
+export interface ToolHost {
+  lookup(name: string): ToolSpec | undefined;
+  definitions(): ToolDefinition[];
+  /** Run one call that passed every gate. Never throws for a tool's own failure. */
+  execute(call: ToolCall, args: Record<string, unknown>, spec: ToolSpec | undefined, signal: AbortSignal): Promise<ToolRunResult>;
+  /** Policies asked after the dedup gate (SPEC §5: unknown tool, replay side-effect policy). */
+  policies: readonly CallPolicy[];
+}
+
+/** Tools that really run, confined to `workspace`. */
+export function liveToolHost(registry: ToolRegistry, options: { workspace: string; clock: Clock }): ToolHost {
+  return {
+    lookup: (name) => registry.spec(name),
+    definitions: () => registry.definitions(),
+    execute: (call, args, _spec, signal) =>
+      executeTool(registry, call.function.name, args, { workspace: options.workspace, signal, clock: options.clock }),
+    policies: [denyUnknownTools],
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * One step's tool calls: drives the guardrail pipeline (SPEC §5), turns what it yields into
+ * RunEvents, and appends each call's tool message to the conversation in order.
+ */
+import type { RunEventInput } from '../core/events.js';
+import type { ChatMessage, ToolCall } from '../core/messages.js';
+import { runToolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
+import type { ToolHost } from './tool-host.js';
+
+export interface ToolStepContext {
+  step: number;
+  tools: ToolHost;
+  replay: ReplayControl;
+  guard: LoopGuard;
+  signal: AbortSignal | undefined;
+  /** The conversation; tool messages are appended to it. */
+  messages: ChatMessage[];
+}
+
+export interface ToolStepResult {
+  halt: HaltReport | null;
+  /** Number of calls that got a result (run or denied). */
+  results: number;
+}
+
+export async function* runToolStep(
+  calls: readonly ToolCall[],
+  context: ToolStepContext,
+): AsyncGenerator<RunEventInput, ToolStepResult, void> {
+  const { step, tools } = context;
+  const signal = context.signal ?? new AbortController().signal;
+  const durations = new Map<string, number>();
+  const pipeline = runToolCalls(calls, {
+    lookup: (name) => tools.lookup(name),
+    replay: context.replay,
+    guard: context.guard,
+    policy: tools.policies,
+    step,
+    execute: async (call, args, spec) => {
+      const result = await tools.execute(call, args, spec, signal);
+      durations.set(call.id, result.durationMs);
+      return { status: result.status, output: result.output };
+    },
+  });
+  let results = 0;
+  for (let next = await pipeline.next(); ; next = await pipeline.next()) {
+    if (next.done) return { halt: next.value.halt, results };
+    const item = next.value;
+    switch (item.kind) {
+      case 'call':
+        yield { type: 'tool_call', step, callId: item.callId, tool: item.tool, arguments: item.call.function.arguments, key: item.key };
+        break;
+      case 'decision':
+        yield { type: 'guardrail', step, callId: item.callId, ...item.record };
+        break;
+      case 'result':
+        results++;
+        context.messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
+        yield {
+          type: 'tool_result',
+          step,
+          callId: item.callId,
+          tool: item.tool,
+          status: item.status,
+          output: item.output,
+          durationMs: durations.get(item.callId) ?? 0,
+        };
+        break;
+      default:
+        // `execute`, `state_changed` and `end` carry nothing the events do not already say.
+        break;
+    }
+  }
+}

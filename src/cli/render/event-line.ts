@@ -1,0 +1,62 @@
+/**
+ * One readable line per RunEvent, for the plain-text reporter (non-TTY output, `record` and `replay`
+ * without the TUI). Returns null for events that are not worth a line of their own (stream chunks,
+ * checkpoints): the text stays a step log a person can read top to bottom.
+ */
+import type { RunEvent } from '../../core/events.js';
+import { clip } from '../format.js';
+
+const VERDICT_MARK: Record<string, string> = {
+  allow: '✓',
+  continue: '✓',
+  skip: '⊘',
+  block: '✗',
+  warn: '!',
+  halt: '✗',
+  stuck: '✗',
+  recover: '↻',
+};
+
+export function eventLine(event: RunEvent): string | null {
+  const at = `[${event.step}]`;
+  switch (event.type) {
+    case 'run_start':
+      return `${at} run: ${clip(event.task, 100)} (model ${event.model}, seed ${event.seed})`;
+    case 'state':
+      return `${at} ${event.from ?? 'START'} → ${event.to}: ${event.reason}`;
+    case 'user_message':
+      return event.internal === undefined
+        ? `${at} user: ${clip(event.content, 100)}`
+        : `${at} (${event.internal}) ${clip(event.content, 100)}`;
+    case 'llm_request':
+      return `${at} → ${event.model}: ${event.prefix + event.append.length} messages (+${event.append.length})${event.stream ? ', streaming' : ''}`;
+    case 'llm_chunk':
+      return event.chunk.finished && event.chunk.error !== undefined ? `${at} stream broke: ${event.chunk.error}` : null;
+    case 'llm_error':
+      return `${at} model error (attempt ${event.attempt + 1}${event.status === undefined ? '' : `, ${event.status}`}): ${clip(event.message, 100)}` +
+        (event.retryInMs === undefined ? '' : ` — retrying in ${Math.round(event.retryInMs)} ms`);
+    case 'llm_response': {
+      const { message, finishReason, usage } = event.response;
+      const calls = message.tool_calls?.length ?? 0;
+      const text = message.content === null || message.content === '' ? '' : ` "${clip(message.content, 80)}"`;
+      const tools = calls === 0 ? '' : ` + ${calls} tool call${calls === 1 ? '' : 's'}`;
+      return `${at} ← assistant${text}${tools} (${finishReason}, ${usage.inputTokens}/${usage.outputTokens} tokens)`;
+    }
+    case 'tool_call':
+      return `${at}   call ${event.tool} ${clip(event.arguments, 80)}`;
+    case 'guardrail':
+      return `${at}   ${VERDICT_MARK[event.verdict] ?? '?'} ${event.verdict} ${event.gate}/${event.rule}${event.tool === undefined ? '' : ` ${event.tool}`}: ${event.reason}`;
+    case 'tool_result':
+      return `${at}   ${event.status} ${event.tool}: ${clip(event.output, 80)}`;
+    case 'budget':
+      return event.nearBudget ? `${at} budget: near the limit (${event.inputTokens + event.outputTokens} tokens, cost ${event.cost.toFixed(4)})` : null;
+    case 'checkpoint':
+      return null;
+    case 'warning':
+      return `${at} warning: ${event.message}`;
+    case 'divergence':
+      return `${at} ${event.expected ? 'expected ' : ''}divergence (${event.kind}): ${event.message}`;
+    case 'run_end':
+      return `${at} ${event.state}: ${event.reason} — ${event.totals.steps} steps, ${event.totals.llmCalls} model calls, ${event.totals.toolCalls} tool calls`;
+  }
+}

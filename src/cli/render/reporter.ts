@@ -1,0 +1,48 @@
+/**
+ * Renderers for a stream of RunEvents outside the TUI: a readable line per event, or NDJSON for
+ * `--json` (DESIGN.md's stable contract: every event, then one `summary` line).
+ */
+import type { RunEvent } from '../../core/events.js';
+import { eventLine } from './event-line.js';
+
+export interface Reporter {
+  event(event: RunEvent): void;
+  /** The closing line: for `--json` a `summary` object, for text a short verdict. */
+  summary(summary: Summary): void;
+}
+
+/** The last line of `--json` output (DESIGN.md). Replay adds its verdict fields. */
+export interface Summary {
+  runId: string | null;
+  state: string;
+  steps: number;
+  exitCode: number;
+  verdict?: 'reproduced' | 'diverged' | 'exhausted';
+  firstDivergence?: { step: number; [key: string]: unknown } | null;
+  liveCalls?: number;
+  [key: string]: unknown;
+}
+
+type Write = (text: string) => void;
+const stdout: Write = (text) => process.stdout.write(text);
+
+export function jsonReporter(write: Write = stdout): Reporter {
+  return {
+    event: (event) => write(`${JSON.stringify(event)}\n`),
+    summary: (summary) => write(`${JSON.stringify({ type: 'summary', ...summary })}\n`),
+  };
+}
+
+export function textReporter(options: { quiet?: boolean } = {}, write: Write = stdout): Reporter {
+  return {
+    event: (event) => {
+      if (options.quiet) return;
+      const line = eventLine(event);
+      if (line !== null) write(`${line}\n`);
+    },
+    summary: (summary) => {
+      const run = summary.runId === null ? '' : ` (run ${summary.runId})`;
+      write(`${summary.state}${run}: ${summary.steps} steps, exit ${summary.exitCode}\n`);
+    },
+  };
+}
