@@ -63,6 +63,8 @@ export const agentConfigSchema = z.strictObject({
   guardrails: guardrailsSchema.prefault({}),
   limits: limitsSchema.prefault({}),
   context: contextSchema.prefault({}),
+  /** Extra secret patterns (regular expressions) redacted from the tape, as `--redact` adds. */
+  redact: z.array(z.string()).default([]),
   /** Overrides or additions to the built-in price table, by model name. */
   prices: z.record(z.string(), priceSchema).default({}),
 });
