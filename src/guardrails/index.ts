@@ -7,7 +7,7 @@ export {
   type LoopGuardConfig, type LoopGuardrailsConfig,
 } from './config.js';
 export { RULES, type RuleName } from './rules.js';
-export { decisionRecord, type DecisionInput } from './decision-record.js';
+export { decisionRecord, describeDecision, type DecisionInput } from './decision-record.js';
 export {
   ReplayControl, type CallHistoryEntry, type CallHistoryStatus, type RecordContext, type ReplayControlState,
   type SkipDecision, type SkipEvaluation,

@@ -206,6 +206,19 @@ describe('state changes (SPEC §5)', () => {
     expect(outcome.results.map((r) => r.status)).toEqual(['ok', 'ok', 'denied']);
   });
 
+  it('only mutating tools change the state (the seed\'s writes-state predicate, read from ToolSpec)', async () => {
+    const t = turn();
+    const { items } = await t.step([
+      toolCall('write_file', { path: 'a', content: 'x' }, 'write_file'),
+      toolCall('edit_file', { path: 'a', find: 'x', replace: 'y' }, 'edit_file'),
+      toolCall('exec_shell', { command: 'mkdir -p out' }, 'exec_shell'),
+      toolCall('read_file', { path: 'a' }, 'read_file'),
+      toolCall('grep_files', { pattern: 'y' }, 'grep_files'),
+      toolCall('list_dir', { path: '.' }, 'list_dir'),
+    ]);
+    expect(items.flatMap((i) => (i.kind === 'state_changed' ? [i.tool] : []))).toEqual(['write_file', 'edit_file', 'exec_shell']);
+  });
+
   it('a failed mutating call resets nothing', async () => {
     const exec = scriptedExecutor({ write_file: { status: 'error', output: 'EROFS' } });
     const t = turn(exec);
