@@ -25,8 +25,8 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version')
     .option('--store <dir>', 'tape store directory (default: $AGENTCTL_STORE or ./.agentctl/store)')
     .option('--json', 'machine-readable output (NDJSON events, then a summary line)')
-    .option('--tui', 'show the interactive terminal UI (default on a TTY for record and replay)')
-    .option('--no-tui', 'never show the terminal UI')
+    .option('--tui', 'show the interactive terminal UI (not built yet)')
+    .option('--no-tui', 'plain text output, one line per event (the default)')
     .option('-q, --quiet', 'print only the final result')
     .showHelpAfterError('(run agentctl --help for usage)')
     .exitOverride();
@@ -34,16 +34,21 @@ export function buildProgram(): Command {
 
   program
     .command('record')
-    .description('run the agent live against a model and record the run onto the tape (not built yet)')
+    .description('run the agent live against a model and record the run onto the tape')
     .requiredOption('--task <text>', 'what the agent should do')
-    .option('--config <file>', 'agent configuration file', 'agentctl.config.json')
+    .option('--config <file>', 'agent configuration file (optional when left at the default)', 'agentctl.config.json')
     .option('--model <name>', 'model name (overrides the config)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI when $OPENAI_API_KEY is set)')
     .option('--workspace <dir>', 'directory the tools are confined to (default: a fresh temp dir)')
     .option('--stream', 'stream responses chunk by chunk')
     .option('--name <name>', 'a name for the run')
-    .action(() => {
-      throw new NotImplementedError('record');
+    .option('--seed <n>', 'seed for retry jitter (overrides the config)')
+    .option('--interactive', 'after each turn, wait for the next message on standard input (empty input or /exit ends)')
+    .option('--set <key=value>', 'override a config value, e.g. limits.maxSteps=10 (repeatable)', collect)
+    .option('--redact <regex>', 'also redact text matching this pattern from the tape (repeatable)', collect)
+    .action(async (_opts: unknown, command: Command) => {
+      const { runRecord } = await import('./commands/record.js');
+      await runRecord(options(command), command.getOptionValueSource('config') !== 'default');
     });
 
   program

@@ -28,7 +28,8 @@ const stdout: Write = (text) => process.stdout.write(text);
 
 export function jsonReporter(write: Write = stdout): Reporter {
   return {
-    event: (event) => write(`${JSON.stringify(event)}\n`),
+    // The contract promises `tool` on every guardrail line: null for step-level gates.
+    event: (event) => write(`${JSON.stringify(event.type === 'guardrail' ? { ...event, tool: event.tool ?? null } : event)}\n`),
     summary: (summary) => write(`${JSON.stringify({ type: 'summary', ...summary })}\n`),
   };
 }

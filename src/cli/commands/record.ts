@@ -1,0 +1,112 @@
+/**
+ * `agentctl record`: run the agent live against a model, print one line per event (or NDJSON with
+ * `--json`), and write the whole run to the store. Exits with the final state's code.
+ */
+import { resolve } from 'node:path';
+import type { AgentConfig } from '../../agent/config.js';
+import { applyOverrides, loadConfigFile } from '../../agent/load-config.js';
+import { requestHash } from '../../agent/request-delta.js';
+import { prepareRun, configDirOf } from '../../agent/run-agent.js';
+import { runLoop, type LoopResult } from '../../agent/loop.js';
+import { UsageError } from '../../core/errors.js';
+import { createRedactor, secretsFromEnv } from '../../core/redact.js';
+import { RunRecorder } from '../../tape/run-recorder.js';
+import type { GlobalOptions } from '../io.js';
+import { modelEndpoint } from '../model-endpoint.js';
+import { jsonReporter, textReporter } from '../render/reporter.js';
+import { abortOnSigint } from '../signals.js';
+import { terminalInput } from '../terminal-input.js';
+import { withStore } from '../with-store.js';
+
+export interface RecordOptions extends GlobalOptions {
+  task: string;
+  config: string;
+  model?: string;
+  baseUrl?: string;
+  workspace?: string;
+  stream?: boolean;
+  name?: string;
+  seed?: string;
+  redact?: string[];
+  interactive?: boolean;
+  set?: string[];
+}
+
+export async function runRecord(options: RecordOptions, configWasGiven: boolean): Promise<void> {
+  if (options.tui === true) throw new UsageError('the terminal UI is not available in this version yet', { hint: 'drop --tui' });
+  const config = await effectiveConfig(options, configWasGiven);
+  const endpoint = modelEndpoint(options.baseUrl, process.env);
+  let redact;
+  try {
+    redact = createRedactor({ secrets: [endpoint.apiKey, ...secretsFromEnv(process.env)], patterns: config.redact });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const sigint = abortOnSigint();
+  const input = options.interactive ? terminalInput() : undefined;
+  const reporter = options.json ? jsonReporter() : textReporter({ quiet: options.quiet ?? false });
+  try {
+    const prepared = await prepareRun({
+      task: options.task,
+      config,
+      configDir: configDirOf(options.config),
+      baseURL: endpoint.baseURL,
+      apiKey: endpoint.apiKey,
+      signal: sigint.signal,
+      ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+      ...(input === undefined ? {} : { input }),
+    });
+    // The hash is taken over the redacted request: the tape (and so any replay) only has redacted text.
+    prepared.deps.hashRequest = (request) => requestHash(redact(request));
+    await withStore(options, { create: true }, async (store) => {
+      const recorder = await RunRecorder.start(
+        store,
+        {
+          kind: 'record',
+          task: options.task,
+          model: config.model,
+          baseUrl: endpoint.recordable,
+          config: { ...config },
+          seed: config.seed,
+          ...(options.name === undefined ? {} : { name: options.name }),
+        },
+        redact,
+      );
+      if (!options.json && !options.quiet) process.stderr.write(`recording run ${recorder.runId} (workspace ${prepared.workspace})\n`);
+      let result: LoopResult | undefined;
+      try {
+        const loop = runLoop({ task: options.task, config }, prepared.deps);
+        for (let next = await loop.next(); ; next = await loop.next()) {
+          if (next.done) {
+            result = next.value;
+            break;
+          }
+          // Written (durably, for responses) before the loop is resumed to act on the event.
+          await recorder.write(next.value);
+          reporter.event(redact(next.value));
+        }
+      } finally {
+        await recorder.finish(result === undefined ? null : { finalState: result.state, totals: result.totals });
+      }
+      reporter.summary({ runId: recorder.runId, state: result.state, steps: result.totals.steps, exitCode: result.exitCode });
+      process.exitCode = result.exitCode;
+    });
+  } finally {
+    sigint.dispose();
+    input?.close();
+  }
+}
+
+async function effectiveConfig(options: RecordOptions, configWasGiven: boolean): Promise<AgentConfig> {
+  let config = await loadConfigFile(resolve(options.config), configWasGiven);
+  const overrides = [...(options.set ?? [])];
+  if (options.model !== undefined) overrides.push(`model=${JSON.stringify(options.model)}`);
+  if (options.stream) overrides.push('stream=true');
+  if (options.seed !== undefined) {
+    if (!/^-?\d+$/.test(options.seed)) throw new UsageError(`--seed must be an integer, got '${options.seed}'`);
+    overrides.push(`seed=${options.seed}`);
+  }
+  if (options.redact !== undefined) overrides.push(`redact=${JSON.stringify([...config.redact, ...options.redact])}`);
+  if (overrides.length > 0) config = applyOverrides(config, overrides);
+  return config;
+}

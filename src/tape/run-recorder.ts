@@ -1,0 +1,57 @@
+/**
+ * Writes a run's events to the store as the loop yields them. LLM responses (and the run's end) are
+ * written with sync and awaited before the loop is allowed to act on them; tool results are awaited
+ * too, so a process killed at any point keeps everything the run had acted on. Other events ride
+ * along in the same batches. Every event is redacted before it is written.
+ */
+import type { RunEvent, RunTotals } from '../core/events.js';
+import type { Redactor } from '../core/redact.js';
+import type { RunMeta } from '../core/run-meta.js';
+import type { TerminalState } from '../core/states.js';
+import type { EventWriter } from './event-writer.js';
+import type { NewRun, TapeStore } from './tape-store.js';
+
+const DURABLE: ReadonlySet<RunEvent['type']> = new Set(['llm_response', 'llm_error', 'run_end']);
+const AWAITED: ReadonlySet<RunEvent['type']> = new Set(['tool_result', 'user_message']);
+
+export class RunRecorder {
+  private constructor(
+    private readonly store: TapeStore,
+    readonly meta: RunMeta,
+    private readonly writer: EventWriter,
+    private readonly redact: Redactor,
+  ) {}
+
+  /** Create the run (status `recording`) and return a recorder for its events. */
+  static async start(store: TapeStore, run: NewRun, redact: Redactor): Promise<RunRecorder> {
+    const meta = await store.createRun(redact(run));
+    return new RunRecorder(store, meta, store.writer(meta.id), redact);
+  }
+
+  get runId(): string {
+    return this.meta.id;
+  }
+
+  /** Events written so far. */
+  get count(): number {
+    return this.writer.count;
+  }
+
+  /** Write one event; resolves once it is as durable as its type requires. */
+  async write(event: RunEvent): Promise<void> {
+    const safe = this.redact(event);
+    if (DURABLE.has(event.type)) return this.writer.append(safe, { sync: true });
+    if (AWAITED.has(event.type)) return this.writer.append(safe);
+    // Batched with the next durable write; a failure surfaces there or in finish().
+    void this.writer.append(safe);
+  }
+
+  /** Flush and mark the run complete (or `incomplete` when it did not reach a terminal state). */
+  async finish(end: { finalState: TerminalState; totals: RunTotals } | null): Promise<RunMeta> {
+    await this.writer.close();
+    return this.store.finishRun(this.meta.id, {
+      eventCount: this.writer.count,
+      ...(end === null ? { status: 'incomplete' as const } : { finalState: end.finalState, totals: end.totals }),
+    });
+  }
+}

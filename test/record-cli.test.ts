@@ -1,0 +1,104 @@
+/** End-to-end: `agentctl record` (the real binary) against the scripted model server on 127.0.0.1. */
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TapeStore } from '../src/tape/tape-store.js';
+import { runCli } from './support/cli.js';
+import { startMockLlm } from './support/mock-llm.js';
+import { loadScenario } from './support/scenario.js';
+
+let dir: string;
+let workspace: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-record-'));
+  workspace = join(dir, 'ws');
+  await mkdir(join(workspace, 'src'), { recursive: true });
+  await writeFile(join(workspace, 'README.md'), '# demo\n');
+  await writeFile(join(workspace, 'src', 'a.ts'), 'export const a = 1;\n');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const noKey = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
+
+describe('agentctl record', () => {
+  it('runs the loop live, prints NDJSON events and a summary, and stores the run', async () => {
+    const llm = await startMockLlm(loadScenario('tool-calls-then-answer'));
+    const store = join(dir, 'store-json');
+    try {
+      const result = await runCli(
+        ['record', '--task', 'look around', '--base-url', llm.baseURL, '--workspace', workspace, '--store', store, '--json'],
+        { env: noKey },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const summary = lines.at(-1);
+      expect(summary).toMatchObject({ type: 'summary', state: 'COMPLETED', steps: 2, exitCode: 0 });
+      expect(lines.filter((l) => l.type === 'tool_result').map((l) => l.status)).toEqual(['ok', 'ok']);
+      for (const line of lines.slice(0, -1)) expect(line).toHaveProperty('seq');
+      const guardrail = lines.find((l) => l.type === 'guardrail');
+      expect(Object.keys(guardrail ?? {})).toEqual(expect.arrayContaining(['gate', 'verdict', 'rule', 'tool', 'reason']));
+      llm.assertConsumed();
+
+      const db = await TapeStore.open(store);
+      try {
+        const meta = await db.getRun(String(summary?.runId));
+        expect(meta).toMatchObject({ status: 'complete', finalState: 'COMPLETED', kind: 'record', eventCount: lines.length - 1 });
+        expect(meta.baseUrl).toBe(llm.baseURL.replace(/\/$/, ''));
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('prints one readable line per event without --json', async () => {
+    const llm = await startMockLlm(loadScenario('tool-calls-then-answer'));
+    try {
+      const result = await runCli(
+        ['record', '--task', 'look around', '--base-url', llm.baseURL, '--workspace', workspace, '--store', join(dir, 'store-text')],
+        { env: noKey },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/RUNNING → WAITING_FOR_TOOL/);
+      expect(result.stdout).toMatch(/call read_file/);
+      expect(result.stdout).toMatch(/COMPLETED/);
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('fails fast with a hint when no model is configured (exit 2)', async () => {
+    const result = await runCli(['record', '--task', 'x', '--store', join(dir, 'none')], { env: noKey });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no model to talk to/);
+    expect(result.stderr).toMatch(/--base-url/);
+  });
+
+  it('a bad config field exits 2 naming the field', async () => {
+    const config = join(dir, 'bad.config.json');
+    await writeFile(config, JSON.stringify({ limits: { maxSteps: 'ten' } }));
+    const result = await runCli(['record', '--task', 'x', '--config', config, '--base-url', 'http://127.0.0.1:9/v1'], { env: noKey });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/limits\.maxSteps/);
+  });
+
+  it('a fatal 401 ends the run in ERROR (exit 3) with a clear message', async () => {
+    const llm = await startMockLlm(loadScenario('unauthorized'));
+    try {
+      const result = await runCli(
+        ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-401')],
+        { env: { ...noKey, OPENAI_API_KEY: 'sk-test-marker-0123456789' } },
+      );
+      expect(result.code).toBe(3);
+      expect(result.stdout).toMatch(/refused the API key/);
+      expect(result.stdout + result.stderr).not.toContain('sk-test-marker-0123456789');
+    } finally {
+      await llm.close();
+    }
+  });
+});
