@@ -41,7 +41,7 @@ export const DEFAULT_LOOP_GUARDRAILS_CONFIG: Readonly<LoopGuardrailsConfig> = Ob
  * named by its config key.
  */
 export function resolveLoopGuardConfig(partial: Partial<LoopGuardConfig> = {}): LoopGuardConfig {
-  const config = { ...DEFAULT_LOOP_GUARD_CONFIG, ...dropUndefined(partial) };
+  const config = pick(DEFAULT_LOOP_GUARD_CONFIG, partial);
   positiveInteger('identicalCallBlock', config.identicalCallBlock);
   positiveInteger('failureWarn', config.failureWarn);
   positiveInteger('failureHalt', config.failureHalt);
@@ -50,7 +50,7 @@ export function resolveLoopGuardConfig(partial: Partial<LoopGuardConfig> = {}): 
 
 /** As resolveLoopGuardConfig, for LoopGuardrails. */
 export function resolveLoopGuardrailsConfig(partial: Partial<LoopGuardrailsConfig> = {}): LoopGuardrailsConfig {
-  const config = { ...DEFAULT_LOOP_GUARDRAILS_CONFIG, ...dropUndefined(partial) };
+  const config = pick(DEFAULT_LOOP_GUARDRAILS_CONFIG, partial);
   nonNegativeInteger('maxTokensRecoveries', config.maxTokensRecoveries);
   positiveInteger('maxRepeatedToolSteps', config.maxRepeatedToolSteps);
   nonNegativeInteger('reserveTokens', config.reserveTokens);
@@ -60,11 +60,16 @@ export function resolveLoopGuardrailsConfig(partial: Partial<LoopGuardrailsConfi
   return config;
 }
 
-// `{ x: undefined }` from an optional config field must not erase the default.
-function dropUndefined<T extends object>(partial: Partial<T>): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [name, value] of Object.entries(partial)) {
-    if (value !== undefined) (out as Record<string, unknown>)[name] = value;
+/**
+ * The defaults overridden by `partial`, known keys only. The loop passes its whole `guardrails`
+ * config section to each class, so keys meant for the other one are left out rather than carried
+ * along; `{ x: undefined }` from an optional config field keeps the default.
+ */
+function pick<T extends object>(defaults: Readonly<T>, partial: Partial<T>): T {
+  const out = { ...defaults } as T;
+  for (const name of Object.keys(defaults) as Array<keyof T>) {
+    const value = partial[name];
+    if (value !== undefined) out[name] = value as T[keyof T];
   }
   return out;
 }

@@ -201,6 +201,9 @@ describe('LoopGuard config and state', () => {
     expect(() => new LoopGuard({ identicalCallBlock: 0 })).toThrow(UsageError);
     expect(() => new LoopGuard({ failureHalt: 2.5 })).toThrow(/guardrails\.failureHalt must be a positive integer, got 2\.5/);
     expect(new LoopGuard({ failureWarn: undefined }).config).toEqual({ identicalCallBlock: 3, failureWarn: 3, failureHalt: 8 });
+    // The loop hands over its whole guardrails section; keys for other gates are not kept.
+    const section = { identicalCallBlock: 4, maxRepeatedToolSteps: 9, haltNudges: 1 };
+    expect(new LoopGuard(section).config).toEqual({ identicalCallBlock: 4, failureWarn: 3, failureHalt: 8 });
   });
 
   it('round-trips through JSON, keeping both counters', () => {
