@@ -69,7 +69,8 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
     return event;
   };
   function* finish(to: TerminalState, reason: string): Generator<RunEvent, LoopResult> {
-    totals.steps = step;
+    // Steps are iterations that reached the model, including one cut short by a stop.
+    totals.steps = totals.llmCalls;
     yield transition(to, reason);
     yield emit({ type: 'run_end', step, state: to, reason, totals: { ...totals } });
     return { state: to, reason, totals: { ...totals }, exitCode: exitCodeForState(to) };
@@ -187,7 +188,6 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
         }
         if (signal?.aborted) return yield* finish('CANCELLED', 'cancelled by the user');
         yield transition('RUNNING', 'tool results returned to the model');
-        step++;
         if (halt !== null) {
           if (nudgesUsed >= config.guardrails.haltNudges) return yield* finish('ERROR', `tool_failures: ${halt.message}`);
           // A granted continuation: the model reads the halt text and the failure counts start over.
@@ -197,23 +197,25 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
           yield emit({ type: 'user_message', step, content: halt.message, internal: 'halt_nudge' });
         }
         yield checkpoint(guard, replay);
+        step++;
         continue;
       }
 
       // No tool calls: a cut-off answer may be recovered; otherwise the turn is over.
-      step++;
       if (response.finishReason === 'length') {
         const decision = guardrails.onMaxTokens();
-        yield emit({ type: 'guardrail', step: step - 1, ...decision });
+        yield emit({ type: 'guardrail', step, ...decision });
         if (decision.verdict === 'recover') {
           const followup = guardrails.maxTokensFollowup();
           messages.push({ role: 'user', content: followup, internal: { reason: 'max_tokens_recovery' } });
           yield emit({ type: 'user_message', step, content: followup, internal: 'max_tokens_recovery' });
           yield checkpoint(guard, replay);
+          step++;
           continue;
         }
       }
       yield checkpoint(guard, replay);
+      step++;
       if (deps.input === undefined) return yield* finish('COMPLETED', 'the model gave its final answer');
 
       yield transition('WAITING_FOR_INPUT', 'turn finished; waiting for the next message');

@@ -93,6 +93,8 @@ export async function* runProviderCall(
     const retry = error.kind === 'recoverable' && attempt < options.maxRetries;
     const event: Extract<ProviderEvent, { type: 'llm_error' }> = { type: 'llm_error', step, iteration, attempt, kind: error.kind, message: error.message };
     if (error.status !== undefined) event.status = error.status;
+    // Kept so a replay can hand the runner the same error and it takes the same path (no jitter).
+    if (error.retryAfterMs !== undefined) event.retryAfterMs = error.retryAfterMs;
     if (retry) event.retryInMs = retryDelay(error, attempt, options, random);
     yield event;
     if (event.retryInMs === undefined) return { ok: false, error, attempts: attempt + 1 };

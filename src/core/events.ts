@@ -72,6 +72,8 @@ export interface LlmErrorEvent extends EventBase {
   kind: LlmErrorKind;
   status?: number;
   message: string;
+  /** The server's Retry-After, in ms, when it sent one. */
+  retryAfterMs?: number;
   /** Back-off before the next attempt; absent when the error is fatal or retries are used up. */
   retryInMs?: number;
 }
@@ -131,7 +133,7 @@ export interface WarningEvent extends EventBase {
 export interface DivergenceEvent extends EventBase {
   type: 'divergence';
   iteration: number;
-  kind: 'request' | 'patched' | 'resync' | 'exhausted' | 'live' | 'tool_output';
+  kind: 'request' | 'event' | 'patched' | 'resync' | 'exhausted' | 'live' | 'tool_output';
   /** True when the divergence follows from a patch or a --set override. */
   expected: boolean;
   message: string;

@@ -105,6 +105,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     kind: z.enum(['recoverable', 'fatal']),
     status: z.number().int().optional(),
     message: z.string(),
+    retryAfterMs: finiteNumber.optional(),
     retryInMs: finiteNumber.optional(),
   }),
   z.strictObject({
@@ -152,7 +153,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('divergence'),
     iteration: nonNegInt,
-    kind: z.enum(['request', 'patched', 'resync', 'exhausted', 'live', 'tool_output']),
+    kind: z.enum(['request', 'event', 'patched', 'resync', 'exhausted', 'live', 'tool_output']),
     expected: z.boolean(),
     message: z.string(),
     detail: z.strictObject({ path: z.string(), recorded: z.unknown(), replayed: z.unknown() }).optional(),
