@@ -55,6 +55,11 @@ export const agentConfigSchema = z.strictObject({
   tools: z.array(z.string().min(1)).default(DEFAULT_TOOLS),
   /** JS modules exporting custom tools, relative to the config file. */
   toolModules: z.array(z.string().min(1)).default([]),
+  /**
+   * Per-tool time limits in ms that replace the tools' own (`{ "exec_shell": 120000 }`); each name
+   * must be an enabled tool. Also settable one at a time: `--set toolTimeouts.exec_shell=5000`.
+   */
+  toolTimeouts: z.record(z.string(), positiveInt).default({}),
   seed: z.number().int().default(0),
   stream: z.boolean().default(false),
   /** Per-response output token cap sent to the model; 0 = let the server decide. */

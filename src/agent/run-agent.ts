@@ -6,6 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { seededRandom, systemClock, type Clock, type Random } from '../core/clock.js';
 import type { RunEvent } from '../core/events.js';
+import { UsageError } from '../core/errors.js';
 import type { LlmClient } from '../core/llm.js';
 import { OpenAiLlm } from '../llm/openai-llm.js';
 import { ToolRegistry, createWorkspace, loadCustomTools, type Tool } from '../tools/index.js';
@@ -45,7 +46,14 @@ export async function buildRegistry(config: AgentConfig, configDir: string): Pro
   const custom: Tool[] = [];
   for (const module of config.toolModules) custom.push(...(await loadCustomTools(resolve(configDir, module), configDir)));
   const names = [...config.tools, ...custom.map((t) => t.name).filter((name) => !config.tools.includes(name))];
-  return ToolRegistry.fromNames(names, { custom });
+  // A limit for a tool that is not enabled is a typo; silently ignoring it would leave the default limit.
+  const unknown = Object.keys(config.toolTimeouts).filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(`config 'toolTimeouts' names ${unknown.map((n) => `'${n}'`).join(', ')}, not an enabled tool`, {
+      hint: `enabled tools: ${names.join(', ')}`,
+    });
+  }
+  return ToolRegistry.fromNames(names, { custom, timeouts: config.toolTimeouts });
 }
 
 /** Everything a live run needs, validated up front so bad input fails before any model call. */

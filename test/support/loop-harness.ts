@@ -59,6 +59,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   signal?: AbortSignal;
   input?: UserInput;
+  /** Called with the fresh workspace before the run starts (add files, e.g. next to it). */
+  prepare?: (workspace: string) => Promise<void> | void;
   /** Directory `toolModules` are resolved against; default fixtures/. */
   configDir?: string;
   /** Called with each event as it is yielded, before the loop resumes (advance the clock, abort…). */
@@ -107,6 +109,7 @@ export function useLoopHarness(): LoopHarness {
     const server = await startMockLlm(script);
     servers.push(server);
     const ws = await workspace(options.fixture);
+    await options.prepare?.(ws);
     const clock = options.clock ?? new ManualClock(1_000);
     const events: RunEvent[] = [];
     const agent = runAgent({
