@@ -55,9 +55,18 @@ export function slidingWindow(messages: readonly ChatMessage[], window: number):
   return { messages: kept, removed };
 }
 
+/** How many messages an earlier compaction marker stands for; undefined for any other message. */
+function markerCount(message: ChatMessage): number | undefined {
+  if (message.role !== 'user' || message.internal?.reason !== 'compaction') return undefined;
+  const count = /^\[(\d+) earlier message/.exec(message.content)?.[1];
+  return count === undefined ? 1 : Number(count);
+}
+
 /**
  * `compact`: keep the first message(s) (system and first user message) and the last `keepLast`,
- * and put one marker message where the others were, saying how many were removed.
+ * and put one marker message where the others were, saying how many were removed. A marker left
+ * by an earlier compaction is folded into the new one, so the count stays the conversation's total
+ * and there is never more than one marker. `removed` counts the conversation messages dropped now.
  */
 export function compact(
   messages: readonly ChatMessage[],
@@ -69,11 +78,18 @@ export function compact(
   let tailStart = Math.max(pinned, messages.length - keepLast);
   // Never start the kept tail with a tool result whose assistant call was cut off.
   while (tailStart > pinned && messages[tailStart]?.role === 'tool') tailStart--;
-  const removed = tailStart - pinned;
+  let removed = 0;
+  let total = 0;
+  for (const message of messages.slice(pinned, tailStart)) {
+    const earlier = markerCount(message);
+    if (earlier === undefined) removed++;
+    total += earlier ?? 1;
+  }
+  // Nothing but an old marker in the way: dropping it would only lose the count.
   if (removed <= 0) return { messages: [...messages], removed: 0 };
   const marker: ChatMessage = {
     role: 'user',
-    content: `[${removed} earlier message${removed === 1 ? ' was' : 's were'} removed to fit the context window]`,
+    content: `[${total} earlier message${total === 1 ? ' was' : 's were'} removed to fit the context window]`,
     internal: { reason: 'compaction' },
   };
   return { messages: [...messages.slice(0, pinned), marker, ...messages.slice(tailStart)], removed };
