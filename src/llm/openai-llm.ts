@@ -5,19 +5,15 @@
  * (with seeded jitter, so a replay waits the same).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsBase,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
 import type { LlmCallOptions, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
-import type { ChatMessage, ToolCall } from '../core/messages.js';
 import { parseRetryAfter } from './retry-after.js';
-import { inferFinishReason, mapFinishReason, mapUsage, StreamAccumulator } from './stream-accumulator.js';
+import { toSdkParams } from './sdk-request.js';
+import { responseFromCompletion } from './sdk-response.js';
+import { StreamAccumulator } from './stream-accumulator.js';
 
 export interface OpenAiLlmOptions {
   /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
@@ -68,24 +64,11 @@ export class OpenAiLlm implements LlmClient {
     return request.stream ? this.streamed(request, options) : this.whole(request, options);
   }
 
-  private params(request: LlmRequest): ChatCompletionCreateParamsBase {
-    const params: ChatCompletionCreateParamsBase = {
-      model: request.model,
-      messages: request.messages.map(toSdkMessage),
-    };
-    if (request.tools !== undefined && request.tools.length > 0) {
-      params.tools = request.tools.map((tool): ChatCompletionTool => ({ type: 'function', function: { ...tool.function } }));
-    }
-    if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
-    if (request.temperature !== undefined) params.temperature = request.temperature;
-    return params;
-  }
-
   private async whole(request: LlmRequest, options: LlmCallOptions): Promise<LlmResponse> {
     let completion: ChatCompletion;
     try {
       completion = await this.client.chat.completions.create(
-        { ...this.params(request), stream: false },
+        { ...toSdkParams(request), stream: false },
         { signal: options.signal ?? null },
       );
     } catch (error) {
@@ -95,23 +78,10 @@ export class OpenAiLlm implements LlmClient {
   }
 
   private fromCompletion(completion: ChatCompletion): LlmResponse {
-    const choice = completion.choices[0];
-    if (choice === undefined) {
+    const response = responseFromCompletion(completion);
+    if (response === undefined) {
       throw new LlmError({ kind: 'recoverable', message: 'the model server returned a response with no choices' });
     }
-    const calls = (choice.message.tool_calls ?? []).flatMap((call): ToolCall[] =>
-      call.type === 'function'
-        ? [{ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }]
-        : [],
-    );
-    const message: LlmResponse['message'] = { role: 'assistant', content: choice.message.content ?? null };
-    if (calls.length > 0) message.tool_calls = calls;
-    const response: LlmResponse = {
-      message,
-      finishReason: mapFinishReason(choice.finish_reason) ?? inferFinishReason(message),
-      usage: mapUsage(completion.usage),
-    };
-    if (completion.model !== '') response.model = completion.model;
     return response;
   }
 
@@ -133,7 +103,7 @@ export class OpenAiLlm implements LlmClient {
     };
     try {
       const stream = await this.client.chat.completions.create(
-        { ...this.params(request), stream: true, stream_options: { include_usage: true } },
+        { ...toSdkParams(request), stream: true, stream_options: { include_usage: true } },
         { signal: local.signal },
       );
       arm();
@@ -270,27 +240,4 @@ export function redact(text: string, secret: string): string {
   let out = text;
   if (secret.length >= 4) out = out.split(secret).join('[redacted]');
   return out.replace(/\bsk-[A-Za-z0-9_-]{6,}/g, 'sk-[redacted]').replace(/\b(Bearer\s+)\S+/gi, '$1[redacted]');
-}
-
-function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
-  switch (message.role) {
-    case 'system':
-      return { role: 'system', content: message.content };
-    case 'user':
-      // `internal` is ours: the provider sees a plain user message.
-      return { role: 'user', content: message.content };
-    case 'assistant': {
-      const out: ChatCompletionMessageParam = { role: 'assistant', content: message.content };
-      if (message.tool_calls !== undefined && message.tool_calls.length > 0) {
-        out.tool_calls = message.tool_calls.map((call) => ({
-          id: call.id,
-          type: 'function',
-          function: { name: call.function.name, arguments: call.function.arguments },
-        }));
-      }
-      return out;
-    }
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
-  }
 }
