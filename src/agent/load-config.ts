@@ -49,28 +49,25 @@ function describe(error: z.ZodError): string {
 /**
  * Apply `--set key=value` overrides (dotted keys, e.g. `guardrails.maxRepeatedToolSteps=5`) to a
  * validated config and validate the result. Values are read as JSON when they parse (numbers,
- * booleans, arrays), else as plain strings.
+ * booleans, arrays), else as plain strings — except for a key whose current value is a string
+ * (`model`, `systemPrompt`, `context.strategy`), which takes the text as it is (or the string a
+ * JSON string literal spells), so that `--set model=4` or `--set systemPrompt=null` mean the
+ * strings they look like instead of failing validation as a number or null.
  */
-export function applyOverrides(config: AgentConfig, overrides: string[]): AgentConfig {
+export function applyOverrides(config: AgentConfig, overrides: readonly string[]): AgentConfig {
   const draft = structuredClone(config) as unknown as Record<string, unknown>;
   for (const override of overrides) {
     const eq = override.indexOf('=');
     if (eq <= 0) throw new UsageError(`--set expects key=value, got '${override}'`);
     const path = override.slice(0, eq).split('.');
     const raw = override.slice(eq + 1);
-    let value: unknown = raw;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      // Not JSON: keep it as a string (e.g. --set model=gpt-4o).
-    }
     let target = draft;
     for (const [i, part] of path.entries()) {
       if (part === '' || part === '__proto__' || part === 'constructor' || part === 'prototype') {
         throw new UsageError(`--set: bad key '${path.join('.')}'`);
       }
       if (i === path.length - 1) {
-        target[part] = value;
+        target[part] = typeof target[part] === 'string' ? stringValue(raw) : parseValue(raw);
       } else {
         const next = target[part];
         if (next === undefined || typeof next !== 'object' || next === null || Array.isArray(next)) {
@@ -81,4 +78,19 @@ export function applyOverrides(config: AgentConfig, overrides: string[]): AgentC
     }
   }
   return parseConfig(draft, '--set');
+}
+
+/** A `--set` value for a string key: a JSON string literal (`"gpt-4o"`) unquoted, anything else as written. */
+function stringValue(raw: string): string {
+  const parsed = parseValue(raw);
+  return typeof parsed === 'string' ? parsed : raw;
+}
+
+/** A `--set` value: JSON when it parses, else the text itself (e.g. `--set tools=["read_file"]`, `--set seed=3`). */
+function parseValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
 }
