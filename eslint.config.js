@@ -43,7 +43,7 @@ export default tseslint.config(
       '@stylistic/eol-last': 'error',
       '@stylistic/no-trailing-spaces': 'error',
       '@stylistic/object-curly-spacing': ['error', 'always'],
-      '@stylistic/max-len': ['error', { code: 130, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreComments: true }],
+      '@stylistic/max-len': ['error', { code: 150, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreComments: true }],
     },
   },
   { files: ['src/**'], rules: { 'no-restricted-imports': fenceRule(null) } },

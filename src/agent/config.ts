@@ -61,6 +61,8 @@ export const agentConfigSchema = z.strictObject({
    */
   toolTimeouts: z.record(z.string(), positiveInt).default({}),
   seed: z.number().int().default(0),
+  /** Keep the session open after each turn for the next user message (`--interactive`). */
+  interactive: z.boolean().default(false),
   stream: z.boolean().default(false),
   /** Per-response output token cap sent to the model; 0 = let the server decide. */
   maxTokens: nonNegInt.default(0),

@@ -53,20 +53,23 @@ export function buildProgram(): Command {
 
   program
     .command('replay')
-    .description('replay a recorded run from the store or a tape file (not built yet)')
-    .argument('<run>', 'run id, unique id prefix, run name, or a .tape.jsonl file')
-    .option('--patch <N=text|N=@file.json>', 'replace the model response at iteration N (repeatable)', collect)
-    .addOption(new Option('--fallback <mode>', 'when the tape runs out').choices(['error', 'live']).default('error'))
-    .addOption(new Option('--tools <mode>', 'tool outcomes from the tape or run again').choices(['recorded', 'live']).default('recorded'))
+    .description('replay a recorded run from the store or a tape file, and report where it departs from the tape')
+    .argument('<run>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .option('--patch <N=text|N=@file.json>', 'replace the model response at iteration N, 0-based (repeatable)', collect)
+    .addOption(new Option('--fallback <mode>', 'when the tape runs out: stop (error) or go on against the live model').choices(['error', 'live']).default('error'))
+    .addOption(new Option('--tools <mode>', 'tool outcomes from the tape, or run the tools again').choices(['recorded', 'live']).default('recorded'))
     .option('--allow-side-effects', 'let non-idempotent or mutating tools run on replay')
-    .option('--set <key=value>', 'override a config value for a what-if replay (repeatable)', collect)
-    .option('--strict', 'stop at the first unexpected divergence')
+    .option('--set <key=value>', 'what-if: override a config value, e.g. guardrails.maxRepeatedToolSteps=5 (repeatable)', collect)
+    .option('--config <file>', 'replay with this config instead of the recorded one (differences are unexpected)')
+    .option('--strict', 'stop at the first unexpected divergence (exit 7)')
     .option('--speed <x>', 'replay stream timing at x times real speed (default: instant)')
     .option('--base-url <url>', 'endpoint for --fallback live (default: the recorded one)')
     .option('--model <name>', 'model for --fallback live (default: the recorded one)')
+    .option('--workspace <dir>', 'directory for tools that run live (default: a fresh temp dir)')
     .option('--no-save', 'do not save the replay as a new run')
-    .action(() => {
-      throw new NotImplementedError('replay');
+    .action(async (run: string, _opts: unknown, command: Command) => {
+      const { runReplay } = await import('./commands/replay.js');
+      await runReplay(run, options(command));
     });
 
   program

@@ -43,7 +43,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     throw new UsageError((error as Error).message);
   }
   const sigint = abortOnSigint();
-  const input = options.interactive ? terminalInput() : undefined;
+  const input = config.interactive ? terminalInput() : undefined;
   const reporter = options.json ? jsonReporter() : textReporter({ quiet: options.quiet ?? false });
   try {
     const prepared = await prepareRun({
@@ -102,6 +102,7 @@ async function effectiveConfig(options: RecordOptions, configWasGiven: boolean):
   const overrides = [...(options.set ?? [])];
   if (options.model !== undefined) overrides.push(`model=${JSON.stringify(options.model)}`);
   if (options.stream) overrides.push('stream=true');
+  if (options.interactive) overrides.push('interactive=true');
   if (options.seed !== undefined) {
     if (!/^-?\d+$/.test(options.seed)) throw new UsageError(`--seed must be an integer, got '${options.seed}'`);
     overrides.push(`seed=${options.seed}`);

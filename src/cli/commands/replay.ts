@@ -1,0 +1,135 @@
+/**
+ * `agentctl replay <run | file.tape.jsonl>`: run the recorded loop again against its tape, print
+ * every event (or NDJSON), report where and how it departs from the tape, and save it as a new run
+ * linked to its parent (unless --no-save). Exit 0 reproduced / as expected, 7 strict divergence,
+ * 8 tape exhausted with --fallback error.
+ */
+import { resolve } from 'node:path';
+import { loadConfigFile } from '../../agent/load-config.js';
+import { configDirOf } from '../../agent/run-agent.js';
+import type { LlmClient } from '../../core/llm.js';
+import { UsageError } from '../../core/errors.js';
+import { createRedactor, secretsFromEnv } from '../../core/redact.js';
+import { OpenAiLlm } from '../../llm/openai-llm.js';
+import { parsePatches } from '../../replay/patches.js';
+import { replayRun, type ReplayResult } from '../../replay/replay-run.js';
+import { openTapeSource } from '../../replay/tape-source.js';
+import { RunRecorder } from '../../tape/run-recorder.js';
+import { isTapePath } from '../../tape/tape-file.js';
+import { TapeStore } from '../../tape/tape-store.js';
+import { out, type GlobalOptions } from '../io.js';
+import { modelEndpoint } from '../model-endpoint.js';
+import { replayReport } from '../render/replay-report.js';
+import { jsonReporter, textReporter } from '../render/reporter.js';
+import { abortOnSigint } from '../signals.js';
+import { storeDir } from '../store-dir.js';
+
+export interface ReplayCommandOptions extends GlobalOptions {
+  patch?: string[];
+  fallback: 'error' | 'live';
+  tools: 'recorded' | 'live';
+  allowSideEffects?: boolean;
+  set?: string[];
+  config?: string;
+  strict?: boolean;
+  speed?: string;
+  baseUrl?: string;
+  model?: string;
+  save: boolean;
+  workspace?: string;
+}
+
+export async function runReplay(ref: string, options: ReplayCommandOptions): Promise<void> {
+  if (options.tui === true) throw new UsageError('the terminal UI is not available in this version yet', { hint: 'drop --tui' });
+  const patches = parsePatches(options.patch ?? []);
+  const speed = options.speed === undefined ? undefined : Number(options.speed);
+  if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a number above 0, got '${options.speed}'`);
+  const replacement = options.config === undefined ? undefined : await loadConfigFile(resolve(options.config), true);
+
+  let store: TapeStore | undefined;
+  const openStore = async (): Promise<TapeStore> => (store ??= await TapeStore.open(storeDir(options.store), { create: isTapePath(ref) }));
+  const sigint = abortOnSigint();
+  try {
+    const source = await openTapeSource(ref, openStore);
+    let liveLlm: (() => LlmClient) | undefined;
+    if (options.fallback === 'live') {
+      const endpoint = modelEndpoint(options.baseUrl ?? source.meta.baseUrl, process.env);
+      const client = (): LlmClient => new OpenAiLlm({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
+      liveLlm = options.model === undefined ? client : () => withModel(client(), options.model as string);
+    }
+    const reporter = options.json ? jsonReporter() : textReporter({ quiet: options.quiet ?? false });
+    const replay = replayRun({
+      source,
+      patches,
+      fallback: options.fallback,
+      tools: options.tools,
+      allowSideEffects: options.allowSideEffects ?? false,
+      overrides: options.set ?? [],
+      strict: options.strict ?? false,
+      signal: sigint.signal,
+      ...(liveLlm === undefined ? {} : { liveLlm }),
+      ...(replacement === undefined ? {} : { config: replacement, configDir: configDirOf(options.config as string) }),
+      ...(speed === undefined ? {} : { speed }),
+      ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+    });
+
+    // Saving: the first event tells us the effective config; the recorder starts lazily.
+    const redact = createRedactor({ secrets: secretsFromEnv(process.env) });
+    let recorder: RunRecorder | undefined;
+    let result: ReplayResult | undefined;
+    try {
+      for (let next = await replay.next(); ; next = await replay.next()) {
+        if (next.done) {
+          result = next.value;
+          break;
+        }
+        const event = next.value;
+        if (options.save && recorder === undefined && event.type === 'run_start') {
+          recorder = await RunRecorder.start(
+            await openStore(),
+            {
+              kind: 'replay',
+              parentId: source.meta.id,
+              task: event.task,
+              model: event.model,
+              config: event.config,
+              seed: event.seed,
+              ...(source.meta.baseUrl === undefined ? {} : { baseUrl: source.meta.baseUrl }),
+            },
+            redact,
+          );
+        }
+        await recorder?.write(event);
+        reporter.event(redact(event));
+      }
+    } finally {
+      await recorder?.finish(result?.state == null || result.totals === null ? null : { finalState: result.state, totals: result.totals });
+    }
+
+    const runId = recorder?.runId ?? null;
+    if (options.json) {
+      reporter.summary({
+        runId,
+        state: result.state ?? 'STOPPED',
+        steps: result.totals?.steps ?? 0,
+        exitCode: result.exitCode,
+        verdict: result.verdict,
+        firstDivergence: result.firstDivergence === null ? null : { ...result.firstDivergence },
+        liveCalls: result.liveCalls,
+        backInSyncAt: result.backInSyncAt,
+        parentId: source.meta.id,
+      });
+    } else {
+      for (const line of replayReport(result, runId)) out(line);
+    }
+    process.exitCode = result.exitCode;
+  } finally {
+    sigint.dispose();
+    await store?.close();
+  }
+}
+
+/** A client that asks for another model than the recorded one (`--model` with `--fallback live`). */
+function withModel(client: LlmClient, model: string): LlmClient {
+  return { complete: (request, call) => client.complete({ ...request, model }, call) };
+}

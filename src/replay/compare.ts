@@ -1,0 +1,213 @@
+/**
+ * Compares a replay with its tape as the replay runs, step by step and event by event, ignoring
+ * timing (`t`, `durationMs`) and numbering (`seq`). It reports where the replay first departs from
+ * the tape — for a request, the first differing message and field, recorded vs replayed — whether
+ * that was expected (at or after a patch, or under a what-if override), and when a later request is
+ * identical to the recorded one again ("back in sync").
+ */
+import type { DivergenceEvent, LlmRequestEvent, RunEvent } from '../core/events.js';
+import type { ChatMessage } from '../core/messages.js';
+import { canonicalJson } from '../guardrails/canonical-json.js';
+import { applyDelta } from '../agent/request-delta.js';
+import { firstDifference, type Difference } from './first-difference.js';
+import type { ReplayState } from './replay-state.js';
+import type { StepCursor } from './step-cursor.js';
+
+export type DivergenceInput = Omit<DivergenceEvent, 'seq' | 't'>;
+
+export interface CompareOptions {
+  cursor: StepCursor;
+  state: ReplayState;
+  /** Iterations whose response was patched. Divergences from the first of them on are expected. */
+  patched: ReadonlySet<number>;
+  /** The config was overridden on purpose (`--set`): every divergence is expected, config not compared. */
+  whatIf: boolean;
+  fallback: 'error' | 'live';
+}
+
+export class ReplayComparator {
+  private inSync = true;
+  private step = -1;
+  private position = 0;
+  private recordedMessages: ChatMessage[] = [];
+  private replayedMessages: ChatMessage[] = [];
+  private recordedRequestStep = -1;
+  private exhaustionReported = false;
+  /** The first divergence (not counting resyncs or the end of the tape). */
+  first: DivergenceInput | null = null;
+  backInSyncAt: number | null = null;
+  /** Every divergence reported, in order. */
+  readonly all: DivergenceInput[] = [];
+
+  constructor(private readonly options: CompareOptions) {}
+
+  /** Check one replayed event; returns the divergence events to add to the replay's stream. */
+  async observe(event: RunEvent): Promise<DivergenceInput[]> {
+    if (event.type === 'divergence') return [];
+    const out: DivergenceInput[] = [];
+    if (event.step !== this.step) {
+      if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
+      this.step = event.step;
+      this.position = 0;
+    }
+    const recorded = await this.recordedEvents(event.step);
+    if (event.type === 'llm_request') {
+      this.replayedMessages = applyDelta(this.replayedMessages, event);
+      this.trackRecordedRequest(recorded, event.step);
+    }
+
+    const { exhaustedAt } = this.options.state;
+    if (exhaustedAt !== null && event.step >= exhaustedAt) {
+      this.reportEnd(out, exhaustedAt);
+      return out;
+    }
+    if (recorded.length === 0 && (await this.options.cursor.endsBy(event.step - 1))) {
+      // The tape is over: what follows is beyond it, which the model side reports as exhaustion.
+      return out;
+    }
+
+    if (!this.inSync) {
+      const match = event.type === 'llm_request' ? recorded.findIndex((e) => e.type === 'llm_request' && e.hash === event.hash) : -1;
+      if (match >= 0) {
+        this.inSync = true;
+        this.position = match + 1;
+        this.backInSyncAt ??= event.step;
+        this.push(out, { kind: 'resync', iteration: event.step, expected: true, message: `back in sync at step ${event.step}: the request matches the tape again` }, event);
+      }
+      return out;
+    }
+
+    const expected = recorded[this.position];
+    this.position++;
+    if (expected === undefined) {
+      this.diverge(out, event, 'event', `the replay has ${describe(event)} where the tape has nothing more at step ${event.step}`);
+      return out;
+    }
+    if (expected.type === 'llm_request' && event.type === 'llm_request') {
+      if (expected.hash !== event.hash || expected.model !== event.model || expected.stream !== event.stream) {
+        const detail = this.requestDifference(expected, event);
+        this.diverge(out, event, 'request', `request ${event.iteration} differs at ${detail.path}`, detail);
+      }
+      return out;
+    }
+    const detail = firstDifference(this.normalize(expected), this.normalize(event));
+    if (detail !== null && event.type === 'llm_response' && this.options.patched.has(event.step)) {
+      this.diverge(out, event, 'patched', `the response at iteration ${event.step} was patched`, detail);
+    } else if (detail !== null) {
+      const kind = expected.type === 'tool_result' && event.type === 'tool_result' ? 'tool_output' : 'event';
+      const what = expected.type === event.type ? `${event.type} differs at ${detail.path}` : `the tape has ${describe(expected)}, the replay ${describe(event)}`;
+      this.diverge(out, event, kind, what, detail);
+    }
+    return out;
+  }
+
+  /** Call when the replay has ended: the tape must not go on. */
+  async finish(lastStep: number): Promise<DivergenceInput[]> {
+    const out: DivergenceInput[] = [];
+    if (this.inSync && this.options.state.exhaustedAt === null) {
+      await this.checkLeftovers(out);
+      if (out.length === 0 && !(await this.options.cursor.endsBy(lastStep))) {
+        this.push(out, { kind: 'event', iteration: lastStep, expected: this.isExpected(lastStep), message: `the replay ended at step ${lastStep} but the tape goes on` }, null);
+      }
+    }
+    return out;
+  }
+
+  private async checkLeftovers(out: DivergenceInput[]): Promise<void> {
+    const recorded = await this.recordedEvents(this.step);
+    const missing = recorded[this.position];
+    if (missing !== undefined && this.options.state.exhaustedAt === null) {
+      this.inSync = false;
+      const input = { kind: 'event' as const, iteration: this.step, expected: this.isExpected(this.step), message: `the tape has ${describe(missing)} at step ${this.step} that the replay never produced` };
+      this.push(out, input, null);
+    }
+  }
+
+  private reportEnd(out: DivergenceInput[], at: number): void {
+    if (this.exhaustionReported) return;
+    this.exhaustionReported = true;
+    const live = this.options.fallback === 'live';
+    this.push(out, {
+      kind: live ? 'live' : 'exhausted',
+      iteration: at,
+      expected: true,
+      message: live ? `the tape ends before iteration ${at}: calls from here on go to the live model` : `tape exhausted at iteration ${at}`,
+    }, null, at);
+  }
+
+  private diverge(out: DivergenceInput[], event: RunEvent, kind: DivergenceEvent['kind'], message: string, detail?: Difference): void {
+    this.inSync = false;
+    const input: Omit<DivergenceInput, 'type' | 'step'> = { kind, iteration: event.step, expected: this.isExpected(event.step), message };
+    if (detail !== undefined) input.detail = detail;
+    this.push(out, input, event);
+  }
+
+  private push(out: DivergenceInput[], input: Omit<DivergenceInput, 'type' | 'step'>, event: RunEvent | null, step = event?.step ?? this.step): void {
+    const divergence: DivergenceInput = { type: 'divergence', step, ...input };
+    if (divergence.kind !== 'resync' && divergence.kind !== 'exhausted' && divergence.kind !== 'live') this.first ??= divergence;
+    this.all.push(divergence);
+    out.push(divergence);
+  }
+
+  private isExpected(step: number): boolean {
+    if (this.options.whatIf) return true;
+    for (const patched of this.options.patched) if (step >= patched) return true;
+    return false;
+  }
+
+  private async recordedEvents(step: number): Promise<RunEvent[]> {
+    const group = await this.options.cursor.group(step);
+    return group.events.filter((e) => e.type !== 'divergence');
+  }
+
+  private trackRecordedRequest(recorded: readonly RunEvent[], step: number): void {
+    if (this.recordedRequestStep === step) return;
+    const request = recorded.find((e): e is LlmRequestEvent => e.type === 'llm_request');
+    if (request === undefined) return;
+    this.recordedRequestStep = step;
+    this.recordedMessages = applyDelta(this.recordedMessages, request);
+  }
+
+  private requestDifference(recorded: LlmRequestEvent, replayed: LlmRequestEvent): Difference {
+    const a = this.recordedMessages;
+    const b = this.replayedMessages;
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (canonicalJson(a[i] ?? null) === canonicalJson(b[i] ?? null)) continue;
+      return firstDifference(a[i] ?? null, b[i] ?? null, `messages[${i}]`) ?? { path: `messages[${i}]`, recorded: a[i], replayed: b[i] };
+    }
+    return (
+      firstDifference(
+        { model: recorded.model, stream: recorded.stream, tools: recorded.tools },
+        { model: replayed.model, stream: replayed.stream, tools: replayed.tools },
+      ) ??
+      { path: 'request', recorded: recorded.hash, replayed: replayed.hash }
+    );
+  }
+
+  /** What is compared: behaviour, not timing or numbering. */
+  private normalize(event: RunEvent): unknown {
+    const copy: Record<string, unknown> = { ...event };
+    delete copy['seq'];
+    delete copy['t'];
+    delete copy['durationMs'];
+    if (event.type === 'run_start' && this.options.whatIf) delete copy['config'];
+    return copy;
+  }
+}
+
+function describe(event: RunEvent): string {
+  switch (event.type) {
+    case 'state':
+      return `state ${event.to}`;
+    case 'guardrail':
+      return `guardrail ${event.verdict} (${event.gate}/${event.rule})`;
+    case 'tool_call':
+      return `tool call ${event.tool}`;
+    case 'tool_result':
+      return `tool result ${event.tool} ${event.status}`;
+    case 'run_end':
+      return `run end ${event.state}`;
+    default:
+      return `a ${event.type} event`;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `--patch N=text` and `--patch N=@file.json`: what the model says at iteration N (0-based) instead
+ * of what the tape recorded. A file holds a whole assistant message, tool calls included:
+ * `{"content": "…", "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}`
+ * (the OpenAI shape `{"id", "type": "function", "function": {"name", "arguments": "…"}}` works too).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../core/errors.js';
+import type { AssistantMessage, ToolCall } from '../core/messages.js';
+
+const args = z.union([z.string(), z.record(z.string(), z.unknown())]);
+const callSchema = z.union([
+  z.strictObject({ id: z.string().optional(), name: z.string().min(1), arguments: args.default({}) }),
+  z.strictObject({
+    id: z.string().optional(),
+    type: z.literal('function').optional(),
+    function: z.strictObject({ name: z.string().min(1), arguments: args.default({}) }),
+  }),
+]);
+const messageSchema = z.strictObject({
+  role: z.literal('assistant').optional(),
+  content: z.string().nullable().optional(),
+  tool_calls: z.array(callSchema).optional(),
+});
+
+/** Parse every `--patch` value into a map from iteration to assistant message. */
+export function parsePatches(values: readonly string[], cwd = process.cwd()): Map<number, AssistantMessage> {
+  const patches = new Map<number, AssistantMessage>();
+  for (const value of values) {
+    const match = /^(\d+)=([\s\S]*)$/.exec(value);
+    if (match === null) throw new UsageError(`--patch expects N=text or N=@file.json, got '${value}'`);
+    const iteration = Number(match[1]);
+    const body = match[2] ?? '';
+    if (patches.has(iteration)) throw new UsageError(`--patch ${iteration} is given twice`);
+    patches.set(iteration, body.startsWith('@') ? fromFile(resolve(cwd, body.slice(1)), iteration) : { role: 'assistant', content: body });
+  }
+  return patches;
+}
+
+function fromFile(path: string, iteration: number): AssistantMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new UsageError(`--patch ${iteration}=@${path}: ${reason}`);
+  }
+  const parsed = messageSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`--patch ${iteration}=@${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const calls: ToolCall[] = (parsed.data.tool_calls ?? []).map((call, i) => {
+    const fn = 'function' in call ? call.function : call;
+    return {
+      id: call.id ?? `patch_${iteration}_${i}`,
+      type: 'function',
+      function: { name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments) },
+    };
+  });
+  const message: AssistantMessage = { role: 'assistant', content: parsed.data.content ?? null };
+  if (calls.length > 0) message.tool_calls = calls;
+  return message;
+}

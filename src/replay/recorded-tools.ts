@@ -1,0 +1,75 @@
+/**
+ * Tools on replay (SPEC §8). `recorded` (default): a call that is on the tape gets its recorded
+ * outcome and nothing runs; a call that is not (after a patch) runs live only when its tool is
+ * idempotent and not mutating, otherwise it is denied unless side effects are allowed. `live`: tools
+ * run again, but a non-idempotent or mutating one only with `--allow-side-effects` (without it, the
+ * recorded outcome is used when there is one, and the call is denied when there is not).
+ */
+import type { RunEvent, ToolResultEvent } from '../core/events.js';
+import type { ToolCall } from '../core/messages.js';
+import type { CallPolicy } from '../guardrails/index.js';
+import { parseToolCall } from '../guardrails/index.js';
+import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
+import type { ReplayState } from './replay-state.js';
+
+export interface ReplayToolOptions {
+  live: ToolHost;
+  recorded: (step: number) => Promise<readonly RunEvent[]>;
+  state: ReplayState;
+  mode: 'recorded' | 'live';
+  allowSideEffects: boolean;
+  /** Move the replay clock by a recorded tool duration. */
+  advance?: (ms: number) => void;
+}
+
+export function replayToolHost(options: ReplayToolOptions): ToolHost {
+  const { live, state } = options;
+  let usedStep = -1;
+  const used = new Set<string>();
+
+  /** The recorded result of the first unused call of this step with the same key that really ran. */
+  async function recordedOutcome(call: ToolCall, consume: boolean): Promise<ToolResultEvent | undefined> {
+    if (usedStep !== state.step) {
+      usedStep = state.step;
+      used.clear();
+    }
+    const events = await options.recorded(state.step);
+    const key = parseToolCall(call).key;
+    for (const event of events) {
+      if (event.type !== 'tool_call' || event.key !== key || used.has(event.callId)) continue;
+      const result = events.find((e): e is ToolResultEvent => e.type === 'tool_result' && e.callId === event.callId);
+      if (result === undefined || result.status === 'denied') continue;
+      if (consume) used.add(event.callId);
+      return result;
+    }
+    return undefined;
+  }
+
+  const sideEffects: CallPolicy = async (call, _args, tool) => {
+    const risky = !tool.idempotent || tool.mutating;
+    if (!risky || options.allowSideEffects) return undefined;
+    if ((await recordedOutcome(call, false)) !== undefined) return undefined;
+    return {
+      verdict: 'block',
+      rule: 'replay_side_effects',
+      reason: `${tool.name} is not on the tape and has side effects: not run on replay`,
+      message: `${tool.name} was not run: this is a replay and the call is not on the tape; it could change things (pass --allow-side-effects to run it).`,
+    };
+  };
+
+  return {
+    lookup: (name) => live.lookup(name),
+    definitions: () => live.definitions(),
+    policies: [...live.policies, sideEffects],
+    async execute(call, args, spec, signal): Promise<ToolRunResult> {
+      const risky = spec === undefined ? false : !spec.idempotent || spec.mutating;
+      const runLive = options.mode === 'live' ? !risky || options.allowSideEffects : false;
+      const recorded = await recordedOutcome(call, true);
+      if (!runLive && recorded !== undefined && recorded.status !== 'denied') {
+        options.advance?.(recorded.durationMs);
+        return { status: recorded.status, output: recorded.output, durationMs: recorded.durationMs };
+      }
+      return live.execute(call, args, spec, signal);
+    },
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * One replay (SPEC §8): the recorded run's loop again, with the tape as its model, recorded (or
+ * live) tools, the recorded seed and a clock that moves by the recorded durations. Yields the
+ * replay's events — the loop's, renumbered, plus `divergence` events where it departs from the tape
+ * — and returns the verdict.
+ */
+import { rm } from 'node:fs/promises';
+import { ManualClock, seededRandom } from '../core/clock.js';
+import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
+import { TapeFormatError, UsageError } from '../core/errors.js';
+import type { LlmClient, LlmRequest } from '../core/llm.js';
+import type { AssistantMessage } from '../core/messages.js';
+import { createRedactor, secretsFromEnv } from '../core/redact.js';
+import type { TerminalState } from '../core/states.js';
+import type { AgentConfig } from '../agent/config.js';
+import { applyOverrides, parseConfig } from '../agent/load-config.js';
+import { runLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
+import { requestHash } from '../agent/request-delta.js';
+import { buildRegistry } from '../agent/run-agent.js';
+import { liveToolHost } from '../agent/tool-host.js';
+import { TapeLlm } from '../llm/tape-llm.js';
+import { createWorkspace } from '../tools/index.js';
+import { ReplayComparator, type DivergenceInput } from './compare.js';
+import { replayToolHost } from './recorded-tools.js';
+import type { ReplayState } from './replay-state.js';
+import { StepCursor } from './step-cursor.js';
+import { tapeInput } from './tape-input.js';
+import type { TapeSource } from './tape-source.js';
+
+export interface ReplayOptions {
+  source: TapeSource;
+  patches?: ReadonlyMap<number, AssistantMessage>;
+  fallback?: 'error' | 'live';
+  /** The live model for `--fallback live`; built only if the tape runs out. */
+  liveLlm?: () => LlmClient;
+  tools?: 'recorded' | 'live';
+  allowSideEffects?: boolean;
+  /** `--set key=value` what-if overrides: divergences they cause are expected. */
+  overrides?: readonly string[];
+  /** A replacement config (`--config`): an unannounced change, so divergences are unexpected. */
+  config?: AgentConfig;
+  strict?: boolean;
+  /** Replay stream timing at this many times real speed; absent → instant. */
+  speed?: number;
+  workspace?: string;
+  configDir?: string;
+  signal?: AbortSignal;
+}
+
+export type Verdict = 'reproduced' | 'diverged' | 'exhausted';
+
+export interface ReplayResult {
+  verdict: Verdict;
+  /** Final state of the replayed loop; null when a strict replay stopped it. */
+  state: TerminalState | null;
+  reason: string;
+  totals: RunTotals | null;
+  firstDivergence: DivergenceInput | null;
+  /** True when the first divergence was not expected (no patch or override explains it). */
+  unexpected: boolean;
+  backInSyncAt: number | null;
+  liveCalls: number;
+  exhaustedAt: number | null;
+  stoppedByStrict: boolean;
+  exitCode: number;
+  config: AgentConfig;
+}
+
+/** The config a replay runs with: the recorded one, or a replacement, then what-if overrides. */
+export function replayConfig(source: TapeSource, options: Pick<ReplayOptions, 'config' | 'overrides'>): AgentConfig {
+  let config: AgentConfig;
+  try {
+    config = options.config ?? parseConfig(source.meta.config, 'recorded config');
+  } catch (error) {
+    throw new TapeFormatError(`the recorded config is not valid: ${(error as Error).message}`, { file: source.label });
+  }
+  return options.overrides !== undefined && options.overrides.length > 0 ? applyOverrides(config, options.overrides) : config;
+}
+
+export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEvent, ReplayResult, void> {
+  const { source } = options;
+  const config = replayConfig(source, options);
+  const patches = options.patches ?? new Map<number, AssistantMessage>();
+  const fallback = options.fallback ?? 'error';
+  if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
+
+  const state: ReplayState = { step: 0, exhaustedAt: null, liveCalls: 0 };
+  const cursor = new StepCursor(source.events());
+  const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
+  const clock = new ManualClock(0);
+  const advance = (ms: number): void => clock.advance(Math.max(0, ms));
+  let live: LlmClient | undefined;
+  const llm = new TapeLlm({
+    recorded,
+    patches,
+    advance,
+    onExhausted: (iteration) => {
+      state.exhaustedAt ??= iteration;
+    },
+    onLive: (iteration) => {
+      state.exhaustedAt ??= iteration;
+      state.liveCalls++;
+    },
+    ...(fallback === 'live' && options.liveLlm !== undefined
+      ? { fallback: { complete: (request: LlmRequest, call) => (live ??= options.liveLlm!()).complete(request, call) } satisfies LlmClient }
+      : {}),
+    ...(options.speed === undefined ? {} : { pace: (ms: number) => sleepReal(ms / (options.speed ?? 1)) }),
+  });
+
+  const ownWorkspace = options.workspace === undefined;
+  const workspace = await createWorkspace(options.workspace);
+  const registry = await buildRegistry(config, options.configDir ?? process.cwd());
+  const tools = replayToolHost({
+    live: liveToolHost(registry, { workspace, clock }),
+    recorded,
+    state,
+    mode: options.tools ?? 'recorded',
+    allowSideEffects: options.allowSideEffects ?? false,
+    advance,
+  });
+  // Requests are hashed as the recording hashed them: over their redacted form.
+  const redact = createRedactor({ secrets: secretsFromEnv(process.env), patterns: config.redact });
+  const deps: LoopDeps = {
+    llm,
+    tools,
+    clock,
+    random: seededRandom(config.seed),
+    hashRequest: (request) => requestHash(redact(request)),
+  };
+  if (config.interactive) deps.input = tapeInput(recorded, state);
+  if (options.signal !== undefined) deps.signal = options.signal;
+
+  const whatIf = (options.overrides?.length ?? 0) > 0;
+  const comparator = new ReplayComparator({ cursor, state, patched: new Set(patches.keys()), whatIf, fallback });
+  const task = source.meta.task;
+  let seq = 0;
+  const stamp = (event: RunEvent): RunEvent => ({ ...event, seq: seq++ });
+  const divergenceEvent = (input: DivergenceInput, t: number): RunEvent =>
+    Object.assign({ type: 'divergence' as const, seq: seq++, step: input.step, t }, input) as DivergenceEvent;
+
+  let result: LoopResult | undefined;
+  let stoppedByStrict = false;
+  let lastStep = 0;
+  const loop = runLoop({ task, config }, deps);
+  try {
+    for (let next = await loop.next(); ; next = await loop.next()) {
+      if (next.done) {
+        result = next.value;
+        break;
+      }
+      const event = next.value;
+      state.step = event.step;
+      lastStep = event.step;
+      yield stamp(event);
+      for (const divergence of await comparator.observe(event)) {
+        yield divergenceEvent(divergence, event.t);
+        if (options.strict && !divergence.expected && divergence.kind !== 'resync') stoppedByStrict = true;
+      }
+      if (stoppedByStrict) break;
+    }
+    if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
+  } finally {
+    if (result === undefined) await loop.return(undefined as never);
+    if (ownWorkspace) await rm(workspace, { recursive: true, force: true });
+  }
+
+  const first = comparator.first;
+  const unexpected = first !== null && !first.expected;
+  const exhausted = state.exhaustedAt !== null && fallback === 'error';
+  const verdict: Verdict = exhausted ? 'exhausted' : first !== null ? 'diverged' : 'reproduced';
+  const exitCode = exhausted ? 8 : stoppedByStrict || (options.strict === true && unexpected) ? 7 : 0;
+  return {
+    verdict,
+    state: result?.state ?? null,
+    reason: result?.reason ?? 'stopped at the first unexpected divergence (--strict)',
+    totals: result?.totals ?? null,
+    firstDivergence: first,
+    unexpected,
+    backInSyncAt: comparator.backInSyncAt,
+    liveCalls: state.liveCalls,
+    exhaustedAt: state.exhaustedAt,
+    stoppedByStrict,
+    exitCode,
+    config,
+  };
+}
+
+function clockT(clock: ManualClock): number {
+  return Math.round(clock.now() * 100) / 100;
+}
+
+function sleepReal(ms: number): Promise<void> {
+  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,93 @@
+/**
+ * Reads a tape one step at a time, forward only: `group(step)` returns that step's recorded events
+ * and forgets every earlier step, so a replay holds one step of the tape in memory however long
+ * the tape is. Steps on a tape never decrease (the loop labels every event of an iteration with
+ * its step), which is what makes a single forward pass enough.
+ */
+import type { RunEvent } from '../core/events.js';
+import { TapeFormatError } from '../core/errors.js';
+
+export interface StepGroup {
+  step: number;
+  events: RunEvent[];
+}
+
+export class StepCursor {
+  private readonly iterator: AsyncIterator<RunEvent>;
+  private current: StepGroup | null = null;
+  private lookahead: RunEvent | null = null;
+  /** A group read ahead because the tape skipped the step that was asked for. */
+  private pending: StepGroup | null = null;
+  private done = false;
+  private lastStep = -1;
+
+  constructor(events: AsyncIterable<RunEvent>) {
+    this.iterator = events[Symbol.asyncIterator]();
+  }
+
+  /** The recorded events of `step`, or an empty group when the tape has none (it ended earlier). */
+  async group(step: number): Promise<StepGroup> {
+    if (this.current !== null && this.current.step === step) return this.current;
+    if (this.current !== null && this.current.step > step) {
+      throw new Error(`step ${step} was asked for after step ${this.current.step}: replay reads the tape forward only`);
+    }
+    for (;;) {
+      const next = await this.readGroup();
+      if (next === null) {
+        this.current = { step, events: [] };
+        return this.current;
+      }
+      if (next.step === step) {
+        this.current = next;
+        return next;
+      }
+      if (next.step > step) {
+        // The tape skipped this step: keep the later group for when it is asked for.
+        this.pending = next;
+        this.current = { step, events: [] };
+        return this.current;
+      }
+    }
+  }
+
+  /** True when the tape has no events after step `step`. */
+  async endsBy(step: number): Promise<boolean> {
+    if (this.pending !== null) return this.pending.step <= step;
+    const next = await this.fill();
+    return next === null || next.step <= step;
+  }
+
+  private async readGroup(): Promise<StepGroup | null> {
+    if (this.pending !== null) {
+      const group = this.pending;
+      this.pending = null;
+      return group;
+    }
+    const first = await this.fill();
+    if (first === null) return null;
+    const group: StepGroup = { step: first.step, events: [first] };
+    this.lookahead = null;
+    for (;;) {
+      const next = await this.fill();
+      if (next === null || next.step !== group.step) return group;
+      group.events.push(next);
+      this.lookahead = null;
+    }
+  }
+
+  /** The next unread event (kept as the lookahead), or null at the end of the tape. */
+  private async fill(): Promise<RunEvent | null> {
+    if (this.lookahead !== null || this.done) return this.lookahead;
+    const next = await this.iterator.next();
+    if (next.done) {
+      this.done = true;
+      return null;
+    }
+    if (next.value.step < this.lastStep) {
+      throw new TapeFormatError(`event ${next.value.seq} goes back from step ${this.lastStep} to ${next.value.step}`);
+    }
+    this.lastStep = next.value.step;
+    this.lookahead = next.value;
+    return next.value;
+  }
+}

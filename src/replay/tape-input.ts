@@ -1,0 +1,19 @@
+/** User input on replay: the next message the user typed in the recorded session, from the tape. */
+import type { UserInput } from '../agent/loop.js';
+import type { RunEvent } from '../core/events.js';
+import type { ReplayState } from './replay-state.js';
+
+export function tapeInput(recorded: (step: number) => Promise<readonly RunEvent[]>, state: ReplayState): UserInput {
+  const given = new Set<number>();
+  return {
+    async next(): Promise<string | null> {
+      for (const event of await recorded(state.step)) {
+        if (event.type === 'user_message' && event.internal === undefined && !given.has(event.seq)) {
+          given.add(event.seq);
+          return event.content;
+        }
+      }
+      return null;
+    },
+  };
+}

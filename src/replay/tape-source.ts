@@ -1,0 +1,26 @@
+/**
+ * Where a replay reads its tape: a run in the store, or a portable tape file read straight from
+ * disk (no import needed). Either way the events are streamed, never loaded whole.
+ */
+import type { RunEvent } from '../core/events.js';
+import type { RunMeta } from '../core/run-meta.js';
+import { isTapePath, openTapeFile } from '../tape/tape-file.js';
+import type { TapeStore } from '../tape/tape-store.js';
+
+export interface TapeSource {
+  meta: RunMeta;
+  /** Where it came from, for messages: a run id or a file path. */
+  label: string;
+  events(): AsyncIterable<RunEvent>;
+}
+
+/** A tape file when `ref` looks like one (or exists as a file), else a run in `store`. */
+export async function openTapeSource(ref: string, store: () => Promise<TapeStore>): Promise<TapeSource> {
+  if (isTapePath(ref)) {
+    const tape = await openTapeFile(ref);
+    return { meta: tape.meta, label: ref, events: () => tape.events() };
+  }
+  const db = await store();
+  const meta = await db.resolveRun(ref);
+  return { meta, label: meta.id, events: () => db.readEvents(meta.id) };
+}
