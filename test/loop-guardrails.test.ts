@@ -79,8 +79,12 @@ describe('consecutive tool failures (SPEC §4, §5)', () => {
       'continue', 'continue', 'warn', 'continue', 'continue', 'continue', 'continue', 'halt',
     ]);
     const results = ofType(events, 'tool_result');
-    expect(results).toHaveLength(8);
-    expect(results.every((r) => r.status === 'error')).toBe(true);
+    expect(results).toHaveLength(9);
+    expect(results.slice(0, 8).every((r) => r.status === 'error')).toBe(true);
+    // The call after the halting one in the same step is not run.
+    expect(results[8]).toMatchObject({ callId: 'call_1_5', status: 'denied' });
+    expect(results[8]?.output).toBe('Not run: an earlier call in this step (`read_file`) stopped the run for repeated failures.');
+    expect(decisions(events, 'policy', 'call_1_5')).toEqual([expect.objectContaining({ verdict: 'block', rule: 'after_halt' })]);
     const warned = results[2];
     expect(warned?.output).toBe(
       "'missing-3.txt' does not exist\n\nWarning: `read_file` has failed 3 consecutive times this turn. Read the errors before calling it again.",
@@ -112,13 +116,14 @@ describe('consecutive tool failures (SPEC §4, §5)', () => {
     // It follows the halting step's last tool result and precedes the next request.
     const third = ofType(events, 'llm_request')[2];
     const lastResult = ofType(events, 'tool_result').at(-1);
-    expect(lastResult?.callId).toBe('call_1_4');
+    expect(lastResult?.callId).toBe('call_1_5');
     expect(nudges[0]?.seq).toBeGreaterThan(lastResult?.seq ?? Infinity);
     expect(nudges[0]?.seq).toBeLessThan(third?.seq ?? -1);
     // The model got it as a user message after the tool results, in the third request.
     const sent = run.bodies[2]?.messages ?? [];
     expect(sent.at(-1)).toEqual({ role: 'user', content: nudges[0]?.content });
-    expect(sent.at(-2)).toMatchObject({ role: 'tool', tool_call_id: 'call_1_4' });
+    expect(sent.at(-2)).toMatchObject({ role: 'tool', tool_call_id: 'call_1_5' });
+    expect(toolMessages(run.bodies[2]).get('call_1_4')).toBe('\'missing-8.txt\' does not exist');
     // The llm_request event keeps the tag; the provider sees a plain user message.
     expect(third?.append.at(-1)).toEqual({ role: 'user', content: nudges[0]?.content, internal: { reason: 'halt_nudge' } });
     // Failure counts were reset with the nudge: the checkpoint written before the next request says so.

@@ -98,4 +98,18 @@ describe('streaming in the loop (config.stream)', () => {
     expect(ofType(run.events, 'llm_response')[0]?.response.message.content).toBe('This answer arrives in full.');
     run.server.assertConsumed();
   });
+
+  it('a stream that ends without a finish reason: one warning each, the reason inferred, the run goes on', async () => {
+    const run = await harness.run('stream-no-finish-reason', { config: { stream: true } });
+    expect(run.result).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
+    expect(ofType(run.events, 'warning').map((w) => [w.step, w.message])).toEqual([
+      [0, "the model stream closed without a finish reason; assumed 'tool_calls'"],
+      [1, "the model stream closed without a finish reason; assumed 'stop'"],
+    ]);
+    expect(ofType(run.events, 'llm_response').map((r) => r.response.finishReason)).toEqual(['tool_calls', 'stop']);
+    const finished = ofType(run.events, 'llm_chunk').filter((c) => c.chunk.finished);
+    expect(finished.map((c) => [c.iteration, c.attempt, c.chunk.error])).toEqual([[0, 0, undefined], [1, 0, undefined]]);
+    expect(ofType(run.events, 'tool_result')).toEqual([expect.objectContaining({ tool: 'read_file', status: 'ok' })]);
+    run.server.assertConsumed();
+  });
 });
