@@ -58,7 +58,10 @@ describe('runProviderCall against the scripted server', () => {
 
     const expectedBackoff = backoffDelay(1, seededRandom(42));
     expect(events).toEqual([
-      { type: 'llm_error', step: 5, iteration: 4, attempt: 0, kind: 'recoverable', status: 429, message: expect.any(String), retryInMs: 2000 },
+      {
+        type: 'llm_error', step: 5, iteration: 4, attempt: 0, kind: 'recoverable', status: 429, message: expect.any(String),
+        retryAfterMs: 2000, retryInMs: 2000,
+      },
       { type: 'llm_error', step: 5, iteration: 4, attempt: 1, kind: 'recoverable', status: 503, message: expect.any(String), retryInMs: expectedBackoff },
       { type: 'llm_response', step: 5, iteration: 4, attempt: 2, response: expect.any(Object), durationMs: 0 },
     ]);
@@ -240,7 +243,9 @@ describe('runProviderCall, unit', () => {
     const { events } = await drainProviderCall(
       runProviderCall(request(false), { iteration: 0 }, unit(client, { maxRetries: 1 })),
     );
-    expect(events[0]).toEqual({ type: 'llm_error', step: 0, iteration: 0, attempt: 0, kind: 'recoverable', status: 429, message: 'slow down', retryInMs: 1500 });
+    expect(events[0]).toEqual({
+      type: 'llm_error', step: 0, iteration: 0, attempt: 0, kind: 'recoverable', status: 429, message: 'slow down', retryAfterMs: 1500, retryInMs: 1500,
+    });
   });
 
   it('caps a huge Retry-After', async () => {
