@@ -23,6 +23,8 @@ export interface CompareOptions {
   /** The config was overridden on purpose (`--set`): every divergence is expected, config not compared. */
   whatIf: boolean;
   fallback: 'error' | 'live';
+  /** False for a tape whose recording never finished (no run_end): its end is not a divergence. */
+  complete: boolean;
 }
 
 export class ReplayComparator {
@@ -33,6 +35,8 @@ export class ReplayComparator {
   private replayedMessages: ChatMessage[] = [];
   private recordedRequestStep = -1;
   private exhaustionReported = false;
+  /** Past the last event of an unfinished tape: nothing left to compare with. */
+  private beyondTape = false;
   /** The first divergence (not counting resyncs or the end of the tape). */
   first: DivergenceInput | null = null;
   backInSyncAt: number | null = null;
@@ -66,6 +70,7 @@ export class ReplayComparator {
       return out;
     }
 
+    if (this.beyondTape) return out;
     if (!this.inSync) {
       const match = event.type === 'llm_request' ? recorded.findIndex((e) => e.type === 'llm_request' && e.hash === event.hash) : -1;
       if (match >= 0) {
@@ -79,6 +84,11 @@ export class ReplayComparator {
 
     const expected = recorded[this.position];
     this.position++;
+    if (expected === undefined && !this.options.complete && (await this.options.cursor.endsBy(event.step))) {
+      // An unfinished tape (its recorder died) just stops here; the model side reports exhaustion.
+      this.beyondTape = true;
+      return out;
+    }
     if (expected === undefined) {
       this.diverge(out, event, 'event', `the replay has ${describe(event)} where the tape has nothing more at step ${event.step}`);
       return out;
@@ -104,7 +114,7 @@ export class ReplayComparator {
   /** Call when the replay has ended: the tape must not go on. */
   async finish(lastStep: number): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];
-    if (this.inSync && this.options.state.exhaustedAt === null) {
+    if (this.inSync && !this.beyondTape && this.options.state.exhaustedAt === null) {
       await this.checkLeftovers(out);
       if (out.length === 0 && !(await this.options.cursor.endsBy(lastStep))) {
         this.push(out, { kind: 'event', iteration: lastStep, expected: this.isExpected(lastStep), message: `the replay ended at step ${lastStep} but the tape goes on` }, null);

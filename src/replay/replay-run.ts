@@ -131,7 +131,8 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   if (options.signal !== undefined) deps.signal = options.signal;
 
   const whatIf = (options.overrides?.length ?? 0) > 0;
-  const comparator = new ReplayComparator({ cursor, state, patched: new Set(patches.keys()), whatIf, fallback });
+  const complete = source.meta.status === 'complete';
+  const comparator = new ReplayComparator({ cursor, state, patched: new Set(patches.keys()), whatIf, fallback, complete });
   const task = source.meta.task;
   let seq = 0;
   const stamp = (event: RunEvent): RunEvent => ({ ...event, seq: seq++ });
