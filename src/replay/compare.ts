@@ -101,8 +101,10 @@ export class ReplayComparator {
       return out;
     }
     const detail = firstDifference(this.normalize(expected), this.normalize(event));
-    if (detail !== null && event.type === 'llm_response' && this.options.patched.has(event.step)) {
-      this.diverge(out, event, 'patched', `the response at iteration ${event.step} was patched`, detail);
+    if (detail !== null && event.type === 'llm_response' && expected.type === 'llm_response' && this.options.patched.has(event.step)) {
+      // Show what the model said, not the finish reason that follows from it.
+      const said = firstDifference(expected.response.message, event.response.message, 'response.message') ?? detail;
+      this.diverge(out, event, 'patched', `the response at iteration ${event.step} was patched`, said);
     } else if (detail !== null) {
       const kind = expected.type === 'tool_result' && event.type === 'tool_result' ? 'tool_output' : 'event';
       const what = expected.type === event.type ? `${event.type} differs at ${detail.path}` : `the tape has ${describe(expected)}, the replay ${describe(event)}`;
@@ -200,7 +202,14 @@ export class ReplayComparator {
     delete copy['seq'];
     delete copy['t'];
     delete copy['durationMs'];
-    if (event.type === 'run_start' && this.options.whatIf) delete copy['config'];
+    if (this.options.whatIf) {
+      // A what-if changes thresholds on purpose: compare what was decided, not the numbers quoted.
+      if (event.type === 'run_start') delete copy['config'];
+      if (event.type === 'guardrail') {
+        delete copy['threshold'];
+        delete copy['reason'];
+      }
+    }
     return copy;
   }
 }
