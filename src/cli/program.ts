@@ -119,11 +119,13 @@ export function buildProgram(): Command {
 
   program
     .command('diff')
-    .description('compare two runs or tape files step by step (not built yet)')
-    .argument('<a>', 'run or tape file')
-    .argument('<b>', 'run or tape file')
-    .action(() => {
-      throw new NotImplementedError('diff');
+    .description('compare two runs or tape files step by step and show where they first differ (timing ignored)')
+    .argument('<a>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .argument('<b>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .option('--exit-code', 'exit 7 when the runs differ (default: exit 0 either way, like git diff)')
+    .action(async (a: string, b: string, _opts: unknown, command: Command) => {
+      const { runDiff } = await import('./commands/diff.js');
+      await runDiff(a, b, options<{ exitCode?: boolean }>(command));
     });
 
   program

@@ -55,7 +55,9 @@ export interface StepSummary {
 
 /** Summarize one step's events (all with the same `step`). */
 export function summarizeStep(events: readonly RunEvent[]): StepSummary {
-  const summary: StepSummary = { events: events.length, user: [], model: null, modelErrors: 0, tools: [], decisions: [], states: [], warnings: [], end: null };
+  const summary: StepSummary = {
+    events: events.length, user: [], model: null, modelErrors: 0, tools: [], decisions: [], states: [], warnings: [], end: null,
+  };
   const tools = new Map<string, ToolRun>();
   for (const event of events) {
     switch (event.type) {
@@ -92,9 +94,8 @@ export function summarizeStep(events: readonly RunEvent[]): StepSummary {
         break;
       }
       case 'guardrail': {
-        const decision: DecisionSummary = { gate: event.gate, verdict: event.verdict, rule: event.rule, reason: event.reason };
-        if (event.tool !== undefined) decision.tool = event.tool;
-        summary.decisions.push(decision);
+        const { gate, verdict, rule, tool, reason } = event;
+        summary.decisions.push({ gate, verdict, rule, ...(tool === undefined ? {} : { tool }), reason });
         break;
       }
       case 'state':

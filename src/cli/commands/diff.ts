@@ -1,0 +1,50 @@
+/**
+ * `agentctl diff <a> <b>`: compare two runs or tape files (any mix) step by step, reading both
+ * forward together so memory stays at one step per side. Text: a step log with identical steps
+ * collapsed and the first difference side by side; `--json`: one `step` object per step, then a
+ * `summary`. A difference is a result, not a failure: exit 0 either way, unless `--exit-code`
+ * asks for 7 when the runs differ (like `git diff --exit-code`).
+ */
+import { openTapeSource } from '../../replay/tape-source.js';
+import { diffRuns, type RunDiffSummary } from '../../replay/run-diff.js';
+import { TapeStore } from '../../tape/tape-store.js';
+import { out, type GlobalOptions } from '../io.js';
+import { DiffTextReport, diffHeader, summaryLine } from '../render/diff-report.js';
+import { storeDir } from '../store-dir.js';
+
+export interface DiffCommandOptions extends GlobalOptions {
+  exitCode?: boolean;
+}
+
+/** Exit code when the runs differ and `--exit-code` is given (DESIGN.md: 7 = diverged). */
+export const DIFFERENT_EXIT_CODE = 7;
+
+export async function runDiff(refA: string, refB: string, options: DiffCommandOptions): Promise<void> {
+  // Opened only when a side is a run id; shared, since LevelDB allows one handle per process.
+  let store: Promise<TapeStore> | undefined;
+  const openStore = (): Promise<TapeStore> => (store ??= TapeStore.open(storeDir(options.store), { create: false }));
+  try {
+    const a = await openTapeSource(refA, openStore);
+    const b = await openTapeSource(refB, openStore);
+    const steps = diffRuns(a.events(), b.events());
+    const text = options.json || options.quiet ? null : new DiffTextReport();
+    if (text !== null) for (const line of diffHeader(a, b)) out(line);
+    let summary: RunDiffSummary;
+    for (;;) {
+      const next = await steps.next();
+      if (next.done) {
+        summary = next.value;
+        break;
+      }
+      if (options.json) out(JSON.stringify({ type: 'step', ...next.value }));
+      else if (text !== null) for (const line of text.step(next.value)) out(line);
+    }
+    const exitCode = options.exitCode && !summary.identical ? DIFFERENT_EXIT_CODE : 0;
+    if (options.json) out(JSON.stringify({ type: 'summary', ...summary, a: a.label, b: b.label, exitCode }));
+    else if (text !== null) for (const line of text.end(summary)) out(line);
+    else out(summaryLine(summary));
+    process.exitCode = exitCode;
+  } finally {
+    if (store !== undefined) await (await store.catch(() => null))?.close();
+  }
+}
