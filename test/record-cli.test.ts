@@ -1,10 +1,11 @@
 /** End-to-end: `agentctl record` (the real binary) against the scripted model server on 127.0.0.1. */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TapeStore } from '../src/tape/tape-store.js';
-import { runCli } from './support/cli.js';
+import { BIN, runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 
@@ -97,6 +98,44 @@ describe('agentctl record', () => {
       expect(result.code).toBe(3);
       expect(result.stdout).toMatch(/refused the API key/);
       expect(result.stdout + result.stderr).not.toContain('sk-test-marker-0123456789');
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('Ctrl-C ends the run as CANCELLED (exit 130) and closes the tape cleanly', async () => {
+    const llm = await startMockLlm([
+      { content: 'Looking.', tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { content: 'never sent', delayMs: 20_000 },
+    ]);
+    const store = join(dir, 'store-sigint');
+    try {
+      const child = spawn(process.execPath, [BIN, 'record', '--task', 'x', '--base-url', llm.baseURL, '--workspace', workspace, '--store', store, '--json'], {
+        env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      await new Promise<void>((resolve) => {
+        child.stdout.setEncoding('utf8').on('data', (data: string) => {
+          stdout += data;
+          // The second request is on its way (and will not be answered for 20 s): interrupt it.
+          if ((stdout.match(/"type":"llm_request"/g) ?? []).length >= 2 && !child.killed) {
+            child.kill('SIGINT');
+            resolve();
+          }
+        });
+      });
+      expect(await closed).toBe(130);
+      const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ type: 'summary', state: 'CANCELLED', exitCode: 130 });
+      const db = await TapeStore.open(store);
+      try {
+        const meta = await db.getRun(String(lines.at(-1)?.runId));
+        expect(meta).toMatchObject({ status: 'complete', finalState: 'CANCELLED' });
+      } finally {
+        await db.close();
+      }
     } finally {
       await llm.close();
     }
