@@ -362,6 +362,33 @@ describe('recordOpenAI', () => {
     expect(await runAgent(replayed, { stream: true })).toEqual(live);
     expect(replayed.replay.divergences).toEqual([]);
   });
+
+  it('records a stream the caller stops reading as what had arrived, still with one finished chunk', async () => {
+    const llm = await startMockLlm([{ content: 'one two three four' }]);
+    const store = await TapeStore.open(join(dir, 'abandon-store'));
+    try {
+      const real = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-other-key-0123456789', maxRetries: 0 });
+      const recording = await recordOpenAI(real, { store });
+      const stream = await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'count' }], stream: true });
+      let text = '';
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (text === 'one two ') break;
+      }
+      await recording.finish();
+      const events: RunEvent[] = [];
+      for await (const event of store.readEvents(recording.runId)) events.push(event);
+      for (const event of events) expect(runEventSchema.safeParse(event).error).toBeUndefined();
+      const chunks = events.flatMap((e) => (e.type === 'llm_chunk' ? [e.chunk] : []));
+      expect(chunks.filter((c) => c.finished)).toMatchObject([{ error: 'the caller stopped reading the stream' }]);
+      expect(chunks.at(-1)?.finished).toBe(true);
+      expect(events.filter((e) => e.type === 'warning')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'llm_response')).toMatchObject([{ response: { message: { content: 'one two ' } } }]);
+    } finally {
+      await store.close();
+      await llm.close();
+    }
+  });
 });
 
 describe('replayOpenAI', () => {

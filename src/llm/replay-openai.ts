@@ -164,6 +164,7 @@ class TapeReplayer {
       ? chunksFromRecorded(recorded.chunks, response, labels, includeUsage)
       : chunksFromResponse(response, labels, includeUsage);
     const controller = new AbortController();
+    options?.signal?.addEventListener('abort', () => controller.abort(), { once: true });
     return new Stream(() => serve(chunks, controller.signal), controller);
   }
 
