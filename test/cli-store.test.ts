@@ -131,7 +131,7 @@ describe('agentctl store commands', () => {
   });
 
   it('a command not built yet says so and exits 2', async () => {
-    const result = await runCli(['diff', 'a', 'b']);
+    const result = await runCli(['ci', 'tapes']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/not available/);
   });
