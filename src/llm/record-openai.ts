@@ -8,8 +8,9 @@
  *
  * The response is written with sync before it (or a stream's end) reaches the agent, so a process
  * that dies keeps everything the agent acted on. Every event is redacted (the client's API key,
- * key-shaped strings, extra patterns), and the request hash is taken over the redacted request:
- * a replay only ever sees redacted text, and hashes what it is sent the same way.
+ * secret-named environment values, key-shaped strings, extra patterns), and the request hash is
+ * taken over the redacted request: a replay only ever sees redacted text, and hashes what it is
+ * sent the same way.
  *
  * `iteration` counts successful calls: a call that fails is recorded with the iteration of the call
  * that will replace it and the next `attempt`. Calls are assumed to be made one after another, as an
@@ -25,7 +26,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmChunk, LlmResponse } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
-import { createRedactor, type Redactor } from '../core/redact.js';
+import { createRedactor, secretsFromEnv, type Redactor } from '../core/redact.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { RunRecorder } from '../tape/run-recorder.js';
@@ -71,7 +72,9 @@ export async function recordOpenAI(client: OpenAI, options: RecordOpenAIOptions)
   const store = typeof options.store === 'string' ? await TapeStore.open(options.store, { create: true }) : options.store;
   let redact: Redactor;
   try {
-    redact = createRedactor({ secrets: client.apiKey === null ? [] : [client.apiKey], patterns: options.redact ?? [] });
+    // The client's key, and the values of secret-named environment variables (as `agentctl record` does).
+    const secrets = [...(client.apiKey === null ? [] : [client.apiKey]), ...secretsFromEnv(process.env)];
+    redact = createRedactor({ secrets, patterns: options.redact ?? [] });
   } catch (error) {
     if (owned) await store.close();
     throw error;
