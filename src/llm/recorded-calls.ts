@@ -4,19 +4,11 @@
  * succeeded. Failed attempts keep their request deltas (later deltas are relative to them) but
  * their chunks and errors are dropped: a replay serves only what the agent went on with.
  */
-import type { RunEvent } from '../core/events.js';
+import type { LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { LlmChunk, LlmResponse } from '../core/llm.js';
-import type { ChatMessage } from '../core/messages.js';
 
 /** One `llm_request` as stored: a delta against the request before it, and the hash of the whole request. */
-export interface RecordedRequest {
-  hash: string;
-  prefix: number;
-  append: ChatMessage[];
-  model: string;
-  stream: boolean;
-  tools: string[];
-}
+export type RecordedRequest = Pick<LlmRequestEvent, 'hash' | 'prefix' | 'append' | 'model' | 'stream' | 'tools'>;
 
 export interface RecordedCall {
   /** The iteration the tape labels it with. */
