@@ -1,0 +1,194 @@
+// Recording overhead per LLM call (BENCHMARKS.md § "Recording overhead"), budget: ≤ 1 ms at p99 over
+// calling the same server unrecorded.
+//
+// A local OpenAI-compatible HTTP server (node:http on 127.0.0.1) answers at once: a distinct
+// read_file call per step, then a final answer. The same loop — runLoop from ../dist with the real
+// OpenAiLlm client and a ToolHost whose executor answers at once — runs either unrecorded (events
+// are consumed and dropped) or recorded, the way `agentctl record` does it: every event through
+// RunRecorder.write into a TapeStore (LevelDB in a temp dir; LLM responses written with sync before
+// the loop goes on). Runs alternate between the two so that machine load hits both alike.
+//
+// Two figures per LLM call (one loop iteration):
+//   - write wait: the time the loop spends awaiting RunRecorder.write for that iteration's events
+//     (the overhead itself, measured directly);
+//   - iteration time, recorded vs unrecorded (the same overhead seen end to end, with the noise of
+//     the HTTP round trip in it).
+// The write wait is also split by what was awaited (the synced LLM response, the rest), and the
+// floor set by the disk is shown: a 1 KB write + fdatasync to a plain file in the same directory.
+//
+//   node bench/run.mjs record-overhead
+import { createServer } from 'node:http';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseConfig } from '../dist/agent/load-config.js';
+import { runLoop } from '../dist/agent/loop.js';
+import { buildRegistry } from '../dist/agent/run-agent.js';
+import { seededRandom, systemClock } from '../dist/core/clock.js';
+import { createRedactor } from '../dist/core/redact.js';
+import { OpenAiLlm } from '../dist/llm/openai-llm.js';
+import { RunRecorder } from '../dist/tape/run-recorder.js';
+import { TapeStore } from '../dist/tape/tape-store.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TARGET_MS = 1;
+const STEPS = Number(process.env.BENCH_RECORD_STEPS ?? 20);
+const RUNS = Number(process.env.BENCH_RECORD_RUNS ?? 30);
+const WARMUP = 3;
+
+/** The scripted server: the number of assistant messages in the request says which step it is. */
+function startServer(steps) {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const request = JSON.parse(body);
+      const step = request.messages.filter((m) => m.role === 'assistant').length;
+      const message =
+        step < steps
+          ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: `call_${step}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: 'src/main.ts', offset: step * 40, limit: 40 }) } }],
+          }
+          : { role: 'assistant', content: 'Read the whole file.' };
+      const text = JSON.stringify({
+        id: `chatcmpl-${step}`, object: 'chat.completion', created: 1_700_000_000, model: request.model,
+        choices: [{ index: 0, message, finish_reason: step < steps ? 'tool_calls' : 'stop', logprobs: null }],
+        usage: { prompt_tokens: 100 + step * 60, completion_tokens: 20, total_tokens: 120 + step * 60 },
+      });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function toolHost(registry) {
+  return {
+    lookup: (name) => registry.spec(name),
+    definitions: () => registry.definitions(),
+    execute: async (_call, args) => ({ status: 'ok', output: `// lines ${args.offset + 1}-${args.offset + 40} of src/main.ts\n${'const x = 1;\n'.repeat(40)}`, durationMs: 0.05 }),
+    policies: [],
+  };
+}
+
+/** One run; returns per-iteration times and (recorded) per-iteration write waits, in ms. */
+async function oneRun({ baseURL, config, registry, store }) {
+  const llm = new OpenAiLlm({ baseURL, apiKey: 'not-needed' });
+  const deps = { llm, tools: toolHost(registry), clock: systemClock, random: seededRandom(config.seed) };
+  const task = 'read src/main.ts page by page';
+  const recorder = store === undefined
+    ? undefined
+    : await RunRecorder.start(store, { kind: 'record', task, model: config.model, config: { ...config }, seed: config.seed }, createRedactor({}));
+  const iterations = [];
+  const waits = [];
+  const responseWaits = [];
+  let iterationStart = null;
+  let wait = 0;
+  const loop = runLoop({ task, config }, deps);
+  let result;
+  for (let next = await loop.next(); ; next = await loop.next()) {
+    if (next.done) {
+      result = next.value;
+      break;
+    }
+    const event = next.value;
+    if (event.type === 'llm_request') {
+      const now = performance.now();
+      if (iterationStart !== null) {
+        iterations.push(now - iterationStart);
+        waits.push(wait);
+      }
+      iterationStart = now;
+      wait = 0;
+    }
+    if (recorder !== undefined) {
+      const before = performance.now();
+      await recorder.write(event);
+      const took = performance.now() - before;
+      wait += took;
+      if (event.type === 'llm_response') responseWaits.push(took);
+    }
+  }
+  if (recorder !== undefined) await recorder.finish({ finalState: result.state, totals: result.totals });
+  if (result.state !== 'COMPLETED') throw new Error(`run ended ${result.state}: ${result.reason}`);
+  return { iterations, waits, responseWaits };
+}
+
+/** What one durable append costs the disk: a 1 KB write and fdatasync, `n` times. */
+async function syncFloor(path, n) {
+  const file = await open(path, 'a');
+  const block = Buffer.alloc(1024, 120);
+  const times = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const before = performance.now();
+      await file.write(block);
+      await file.datasync();
+      times.push(performance.now() - before);
+    }
+  } finally {
+    await file.close();
+  }
+  return times;
+}
+
+const quantile = (xs, q) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+};
+
+const dir = await mkdtemp(join(tmpdir(), 'agentctl-bench-record-'));
+const server = await startServer(STEPS);
+const store = await TapeStore.open(join(dir, 'store'));
+try {
+  const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
+  const config = parseConfig({ model: 'bench-model', tools: ['read_file'], limits: { maxSteps: STEPS + 5 } }, 'bench config');
+  const registry = await buildRegistry(config, ROOT);
+  const plain = { iterations: [], waits: [] };
+  const recorded = { iterations: [], waits: [], responseWaits: [] };
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const a = await oneRun({ baseURL, config, registry });
+    const b = await oneRun({ baseURL, config, registry, store });
+    if (i < WARMUP) continue;
+    plain.iterations.push(...a.iterations);
+    recorded.iterations.push(...b.iterations);
+    recorded.waits.push(...b.waits);
+    recorded.responseWaits.push(...b.responseWaits);
+  }
+  const floor = await syncFloor(join(dir, 'fsync-probe'), 300);
+
+  const fmt = (n) => n.toFixed(3);
+  const q = (xs) => ({ p50: quantile(xs, 0.5), p90: quantile(xs, 0.9), p99: quantile(xs, 0.99), max: Math.max(...xs) });
+  const w = q(recorded.waits);
+  const ip = q(plain.iterations);
+  const ir = q(recorded.iterations);
+  console.log(`recording overhead per LLM call: ${RUNS} runs × ${STEPS} steps per variant (${recorded.waits.length} calls), node ${process.version}`);
+  console.log(`  write wait per call (recorded)   p50 ${fmt(w.p50)} ms  p90 ${fmt(w.p90)} ms  p99 ${fmt(w.p99)} ms  max ${fmt(w.max)} ms  ${w.p99 <= TARGET_MS ? 'meets' : 'MISSES'} ≤ ${TARGET_MS} ms at p99`);
+  const rw = q(recorded.responseWaits);
+  const f = q(floor);
+  console.log(`    of which the synced response  p50 ${fmt(rw.p50)} ms  p90 ${fmt(rw.p90)} ms  p99 ${fmt(rw.p99)} ms  max ${fmt(rw.max)} ms`);
+  console.log(`  disk floor: 1 KB write+fdatasync p50 ${fmt(f.p50)} ms  p90 ${fmt(f.p90)} ms  p99 ${fmt(f.p99)} ms  max ${fmt(f.max)} ms`);
+  console.log(`  iteration, unrecorded            p50 ${fmt(ip.p50)} ms  p90 ${fmt(ip.p90)} ms  p99 ${fmt(ip.p99)} ms  max ${fmt(ip.max)} ms`);
+  console.log(`  iteration, recorded              p50 ${fmt(ir.p50)} ms  p90 ${fmt(ir.p90)} ms  p99 ${fmt(ir.p99)} ms  max ${fmt(ir.max)} ms`);
+  console.log(`  recorded − unrecorded            p50 ${fmt(ir.p50 - ip.p50)} ms  p99 ${fmt(ir.p99 - ip.p99)} ms`);
+  const results = [
+    { name: 'write wait p99', value: Number(w.p99.toFixed(3)), p50: Number(w.p50.toFixed(3)), max: Number(w.max.toFixed(3)), calls: recorded.waits.length },
+    { name: 'iteration p99 difference', value: Number((ir.p99 - ip.p99).toFixed(3)), p50Difference: Number((ir.p50 - ip.p50).toFixed(3)), unrecordedP99: Number(ip.p99.toFixed(3)) },
+  ];
+  console.log(`bench-result ${JSON.stringify({ bench: 'record-overhead', unit: 'ms', target: TARGET_MS, higherIsBetter: false, results })}`);
+  // Context, not budget items: what the synced response write and the disk itself cost.
+  const detail = [
+    { name: 'synced response write p99', value: Number(rw.p99.toFixed(3)), p50: Number(rw.p50.toFixed(3)) },
+    { name: 'disk floor, 1 KB write+fdatasync p99', value: Number(f.p99.toFixed(3)), p50: Number(f.p50.toFixed(3)) },
+  ];
+  console.log(`bench-result ${JSON.stringify({ bench: 'record-overhead-detail', unit: 'ms', results: detail })}`);
+} finally {
+  await store.close();
+  await new Promise((resolve) => server.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,236 @@
+// Replay of a long tape (BENCHMARKS.md § "Replay"), budget: a 10,000-step tape replays in < 1 s wall
+// time including process start, with memory flat in tape length.
+//
+// The tapes are real recordings, made through the library: runLoop from ../dist with a scripted
+// in-process LlmClient that asks for N distinct `read_file` calls (one per step, a different line
+// each time) and then answers, and a tiny ToolHost (the real registry's specs and definitions, an
+// executor that answers at once). Every event the loop yields is streamed into a tape file with
+// writeTapeFile, so the tape has exactly the events a recorded run has. Then the real binary replays
+// it: `node bin/agentctl.js replay <tape> --no-save --quiet`, timed from spawn to exit, peak RSS from
+// /usr/bin/time -v when there is one.
+//
+// Generation is time-boxed (BENCH_REPLAY_MAX_GEN_S, default 90 s): a size that the loop cannot even
+// record in that time is reported as not measured, with a projection from the sizes that were.
+//
+//   node bench/run.mjs replay
+//   BENCH_REPLAY_STEPS=1000,10000 node bench/replay.bench.mjs
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ulid } from 'ulid';
+import { parseConfig } from '../dist/agent/load-config.js';
+import { runLoop } from '../dist/agent/loop.js';
+import { buildRegistry } from '../dist/agent/run-agent.js';
+import { ManualClock, seededRandom } from '../dist/core/clock.js';
+import { TAPE_VERSION } from '../dist/core/run-meta.js';
+import { writeTapeFile } from '../dist/tape/tape-file.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'agentctl.js');
+const TARGET_MS = 1000;
+const TARGET_STEPS = 10_000;
+
+/** The scripted model: step k asks for line k of a source file; after `steps` steps it answers. */
+function scriptedLlm(steps) {
+  let k = 0;
+  return {
+    async complete() {
+      const i = k++;
+      if (i >= steps) {
+        return { message: { role: 'assistant', content: `Read ${steps} lines; nothing else to do.` }, finishReason: 'stop', usage: { inputTokens: 40, outputTokens: 9 } };
+      }
+      const args = JSON.stringify({ path: 'src/generated.ts', offset: i, limit: 1 });
+      return {
+        message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read_file', arguments: args } }] },
+        finishReason: 'tool_calls',
+        usage: { inputTokens: 40, outputTokens: 18 },
+      };
+    },
+  };
+}
+
+/** The real registry's specs and definitions (so a replay rebuilds the same requests), a fake executor. */
+function tinyToolHost(registry, outputBytes) {
+  const line = (n) => `export const v${n} = ${n}; // line ${n + 1}\n`;
+  const output = (n) => {
+    let text = line(n);
+    for (let i = 1; text.length < outputBytes; i++) text += line(n + i);
+    return text;
+  };
+  return {
+    lookup: (name) => registry.spec(name),
+    definitions: () => registry.definitions(),
+    execute: async (_call, args) => ({ status: 'ok', output: output(args.offset), durationMs: 0.05 }),
+    policies: [],
+  };
+}
+
+/**
+ * Record a synthetic `steps`-step run into the tape file `path`; each tool output is about
+ * `outputBytes` long (default: one short line). Stops early (the tape is then incomplete) when
+ * generation takes longer than `maxSeconds`. Returns what was done, byte counts and the time taken.
+ */
+export async function recordSyntheticTape(path, steps, { maxSeconds = Infinity, outputBytes = 0, config: extra = {} } = {}) {
+  const config = parseConfig({ model: 'bench-model', tools: ['read_file'], seed: 7, limits: { maxSteps: steps + 5 }, ...extra }, 'bench config');
+  const registry = await buildRegistry(config, ROOT);
+  const clock = new ManualClock(0);
+  const deps = { llm: scriptedLlm(steps), tools: tinyToolHost(registry, outputBytes), clock, random: seededRandom(config.seed) };
+  const task = `read src/generated.ts line by line (${steps} lines)`;
+  const loop = runLoop({ task, config }, deps);
+  const started = performance.now();
+  const outcome = { completed: false, stepsReached: 0, events: 0, result: null };
+  const counts = { responseBytes: 0, appendBytes: 0, bytesByType: {} };
+  async function* events() {
+    for (let next = await loop.next(); ; next = await loop.next()) {
+      if (next.done) {
+        outcome.completed = true;
+        outcome.result = next.value;
+        return;
+      }
+      const event = next.value;
+      outcome.events++;
+      outcome.stepsReached = event.step;
+      const bytes = Buffer.byteLength(JSON.stringify(event)) + 1;
+      counts.bytesByType[event.type] = (counts.bytesByType[event.type] ?? 0) + bytes;
+      if (event.type === 'llm_response') counts.responseBytes += Buffer.byteLength(JSON.stringify(event.response));
+      if (event.type === 'llm_request') counts.appendBytes += Buffer.byteLength(JSON.stringify(event.append));
+      yield event;
+      if ((performance.now() - started) / 1000 > maxSeconds) {
+        await loop.return(undefined);
+        return;
+      }
+    }
+  }
+  const meta = {
+    id: ulid(), kind: 'record', name: `synthetic-${steps}`, createdAt: new Date().toISOString(), task,
+    model: config.model, config: { ...config }, seed: config.seed, status: 'complete', tapeVersion: TAPE_VERSION,
+  };
+  await writeTapeFile(path, meta, events());
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = (await stat(path)).size;
+  return { ...outcome, ...counts, seconds, bytes };
+}
+
+/** Run a command to completion: wall ms from spawn to exit, peak RSS (MB) when /usr/bin/time is there. */
+export function timed(args, { cwd = ROOT } = {}) {
+  const useTime = existsSync('/usr/bin/time');
+  const [command, argv] = useTime ? ['/usr/bin/time', ['-v', process.execPath, ...args]] : [process.execPath, args];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (key.startsWith('OPENAI_')) delete env[key];
+    const child = spawn(command, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      resolve({ code, ms, rssMB: rss ? Number(rss[1]) / 1024 : null, stdout, stderr });
+    });
+  });
+}
+
+/** Least-squares fit of log(y) = a + b·log(x): the growth exponent b and a projection at `at`. */
+function powerFit(points, at) {
+  const xs = points.map((p) => Math.log(p[0]));
+  const ys = points.map((p) => Math.log(p[1]));
+  const n = points.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (xs[i] - mx) * (ys[i] - my);
+    den += (xs[i] - mx) ** 2;
+  }
+  const b = den === 0 ? 1 : num / den;
+  return { exponent: b, projected: Math.exp(my + b * (Math.log(at) - mx)) };
+}
+
+async function main() {
+  const sizes = (process.env.BENCH_REPLAY_STEPS ?? '100,250,500,1000,10000').split(',').map(Number);
+  const maxGen = Number(process.env.BENCH_REPLAY_MAX_GEN_S ?? 90);
+  const dir = await mkdtemp(join(tmpdir(), 'agentctl-bench-replay-'));
+  const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  const rows = [];
+  try {
+    const baseline = [];
+    for (let i = 0; i < 5; i++) baseline.push((await timed(['-e', '0'])).ms);
+    baseline.sort((a, b) => a - b);
+    const nodeMs = baseline[2];
+    console.log(`replay of a synthetic N-step tape (one distinct read_file per step), node ${process.version}; node -e 0: ${fmt(nodeMs, 1)} ms`);
+    for (const steps of sizes) {
+      const measured = rows.filter((r) => r.replayMs !== null);
+      if (measured.length >= 2) {
+        const gen = powerFit(measured.map((r) => [r.steps, r.genSeconds]), steps).projected;
+        if (gen > maxGen) {
+          console.log(`  ${fmt(steps).padStart(6)} steps: not recorded — projected generation time ${fmt(gen)} s exceeds ${maxGen} s`);
+          rows.push({ steps, replayMs: null, reason: `generation projected at ${fmt(gen)} s` });
+          continue;
+        }
+      }
+      const tape = join(dir, `synthetic-${steps}.tape.jsonl`);
+      const gen = await recordSyntheticTape(tape, steps, { maxSeconds: maxGen });
+      if (!gen.completed) {
+        console.log(`  ${fmt(steps).padStart(6)} steps: not recorded — the loop reached step ${fmt(gen.stepsReached)} in ${fmt(gen.seconds)} s (limit ${maxGen} s)`);
+        rows.push({ steps, replayMs: null, reason: `generation stopped at step ${gen.stepsReached} after ${fmt(gen.seconds)} s` });
+        await rm(tape, { force: true });
+        continue;
+      }
+      // The first replay of a size also warms the compile cache; then the median of three, or just
+      // one more when a replay takes several seconds (noise is small next to the figure then).
+      const runs = [await timed([BIN, 'replay', tape, '--no-save', '--quiet'])];
+      const more = runs[0].ms > 5000 ? 1 : 3;
+      runs.length = 0;
+      for (let i = 0; i < more; i++) runs.push(await timed([BIN, 'replay', tape, '--no-save', '--quiet']));
+      for (const r of runs) {
+        if (r.code !== 0 || !r.stdout.includes('reproduced')) throw new Error(`replay of ${steps} steps: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+      }
+      runs.sort((a, b) => a.ms - b.ms);
+      const mid = runs[Math.floor(runs.length / 2)];
+      const row = {
+        steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, replayMs: mid.ms, replayMinMs: runs[0].ms, rssMB: mid.rssMB,
+      };
+      rows.push(row);
+      console.log(
+        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, ` +
+          `tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
+      );
+      await rm(tape, { force: true });
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  const measured = rows.filter((r) => r.replayMs !== null);
+  const results = measured.map((r) => ({
+    name: `${r.steps} steps`, value: Math.round(r.replayMs), steps: r.steps, rssMB: r.rssMB === null ? null : Number(r.rssMB.toFixed(1)),
+    tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)),
+  }));
+  const atTarget = measured.find((r) => r.steps === TARGET_STEPS);
+  if (atTarget === undefined && measured.length >= 2) {
+    const time = powerFit(measured.map((r) => [r.steps, r.replayMs]), TARGET_STEPS);
+    const tape = powerFit(measured.map((r) => [r.steps, r.tapeBytes]), TARGET_STEPS);
+    const largest = measured.at(-1);
+    console.log(
+      `  growth from ${measured[0].steps} to ${largest.steps} steps: replay time ∝ N^${time.exponent.toFixed(2)}, tape bytes ∝ N^${tape.exponent.toFixed(2)}; ` +
+        `projected at ${fmt(TARGET_STEPS)} steps: ~${fmt(time.projected / 1000)} s, ~${fmt(tape.projected / 1e9, 1)} GB (budget < 1 s): MISSES`,
+    );
+    results.push({ name: `${TARGET_STEPS} steps (projected, not run)`, value: Math.round(time.projected), projected: true, timeExponent: Number(time.exponent.toFixed(2)) });
+  }
+  if (measured.length >= 2 && measured.every((r) => r.rssMB !== null)) {
+    const first = measured[0];
+    const last = measured.at(-1);
+    console.log(`  peak RSS ${fmt(first.rssMB, 1)} MB at ${first.steps} steps → ${fmt(last.rssMB, 1)} MB at ${last.steps} steps (×${(last.rssMB / first.rssMB).toFixed(2)} for ×${last.steps / first.steps} steps)`);
+  }
+  console.log(`bench-result ${JSON.stringify({ bench: 'replay', unit: 'ms', target: TARGET_MS, higherIsBetter: false, results })}`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
