@@ -265,7 +265,7 @@ describe('OpenAiLlm errors', () => {
       expect(JSON.stringify(error)).not.toContain(API_KEY);
       expect(String(error.stack)).not.toContain(API_KEY);
     }
-    expect(errors[0]?.message).toContain('[redacted]');
+    expect(errors[0]?.message).toContain('[REDACTED]');
   });
 
   it('a server that cannot be reached is recoverable', async () => {

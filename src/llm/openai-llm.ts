@@ -8,6 +8,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
+import { createRedactor, type Redactor } from '../core/redact.js';
 import { LlmError } from '../core/llm-error.js';
 import type { LlmCallOptions, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -36,14 +37,15 @@ const DEFAULT_TIMEOUT_MS = 600_000;
 export class OpenAiLlm implements LlmClient {
   private readonly client: OpenAI;
   private readonly baseURL: string;
-  private readonly secret: string;
+  /** Error text from the server can echo the key back: scrubbed before anyone sees it. */
+  private readonly redact: Redactor;
   private readonly timeoutMs: number;
   private readonly clock: Clock;
   private readonly wallClock: () => number;
 
   constructor(options: OpenAiLlmOptions) {
     this.baseURL = options.baseURL;
-    this.secret = options.apiKey;
+    this.redact = createRedactor({ secrets: [options.apiKey] });
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.clock = options.clock ?? systemClock;
     this.wallClock = options.wallClock ?? Date.now;
@@ -138,7 +140,7 @@ export class OpenAiLlm implements LlmClient {
     if (signal?.aborted === true) return abortReason(signal);
     if (error instanceof LlmError) return error;
     const data = classify(error, phase, this.baseURL, this.timeoutMs, this.wallClock);
-    return new LlmError({ ...data, message: redact(data.message, this.secret) });
+    return new LlmError({ ...data, message: this.redact(data.message) });
   }
 }
 
@@ -235,9 +237,3 @@ function describeCause(error: Error): string {
   return `${error.message}${typeof code === 'string' && !error.message.includes(code) ? ` [${code}]` : ''}${inner}`;
 }
 
-/** Keep the key (and anything key-shaped) out of every message: servers sometimes echo it back. */
-export function redact(text: string, secret: string): string {
-  let out = text;
-  if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out.replace(/\bsk-[A-Za-z0-9_-]{6,}/g, 'sk-[redacted]').replace(/\b(Bearer\s+)\S+/gi, '$1[redacted]');
-}
