@@ -179,7 +179,10 @@ export function classify(error: unknown, phase: 'request' | 'stream', baseURL: s
   }
   if (error instanceof APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${describeCause(error.cause)}` : '';
-    return { kind: 'recoverable', message: `could not reach the model server at ${baseURL}${cause}` };
+    return {
+      kind: 'recoverable',
+      message: `could not reach the model server at ${baseURL}${cause} — is it running? Point agentctl at one with --base-url or OPENAI_BASE_URL`,
+    };
   }
   if (error instanceof APIError && typeof error.status === 'number') {
     const status = error.status;
