@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../dist/agent/load-config.js';
 import { runLoop } from '../dist/agent/loop.js';
-import { buildRegistry } from '../dist/agent/run-agent.js';
+import { buildRegistry } from '../dist/agent/tool-registry.js';
 import { seededRandom, systemClock } from '../dist/core/clock.js';
 import { createRedactor } from '../dist/core/redact.js';
 import { OpenAiLlm } from '../dist/llm/openai-llm.js';

@@ -24,7 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ulid } from 'ulid';
 import { parseConfig } from '../dist/agent/load-config.js';
 import { runLoop } from '../dist/agent/loop.js';
-import { buildRegistry } from '../dist/agent/run-agent.js';
+import { buildRegistry } from '../dist/agent/tool-registry.js';
 import { ManualClock, seededRandom } from '../dist/core/clock.js';
 import { TAPE_VERSION } from '../dist/core/run-meta.js';
 import { writeTapeFile } from '../dist/tape/tape-file.js';

@@ -21,10 +21,11 @@ export { createRedactor, secretsFromEnv, REDACTED, type Redactor, type RedactorO
 export { LlmError, isLlmError, type LlmErrorData } from './core/llm-error.js';
 
 // The built-in agent.
-export { runAgent, prepareRun, buildRegistry, type RunAgentOptions, type PreparedRun } from './agent/run-agent.js';
+export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from './agent/run-agent.js';
+export { buildRegistry } from './agent/tool-registry.js';
 export { runLoop, type LoopDeps, type LoopInput, type LoopResult, type UserInput } from './agent/loop.js';
 export { agentConfigSchema, DEFAULT_TOOLS, type AgentConfig, type AgentConfigInput } from './agent/config.js';
-export { parseConfig, loadConfigFile, applyOverrides } from './agent/load-config.js';
+export { parseConfig, loadConfigFile, applyOverrides, configDirOf } from './agent/load-config.js';
 export { liveToolHost, type ToolHost, type ToolRunResult } from './agent/tool-host.js';
 export { OpenAiLlm } from './llm/openai-llm.js';
 export * from './tools/index.js';

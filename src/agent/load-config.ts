@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import { agentConfigSchema, type AgentConfig } from './config.js';
@@ -94,3 +95,6 @@ function parseValue(raw: string): unknown {
     return raw;
   }
 }
+
+/** The directory a config file's relative paths (`toolModules`) are resolved against. */
+export const configDirOf = (configPath: string): string => dirname(resolve(configPath));

@@ -8,13 +8,14 @@ import type { Clock, Random } from '../core/clock.js';
 import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmClient, LlmRequest } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
+import type { Redactor } from '../core/redact.js';
 import { exitCodeForState, type AgentState, type TerminalState } from '../core/states.js';
 import { LoopGuard, LoopGuardrails, ReplayControl, parseToolCall } from '../guardrails/index.js';
 import type { AgentConfig } from './config.js';
 import { trimContext } from './context.js';
 import { costOf, priceOf } from './prices.js';
 import { runProviderCall } from './provider-runner.js';
-import { requestDelta, requestHash } from './request-delta.js';
+import { RequestHasher, requestDelta, type RequestDelta } from './request-delta.js';
 import { EventStamper } from './run-events.js';
 import { runToolStep } from './tool-step.js';
 import type { ToolHost } from './tool-host.js';
@@ -32,8 +33,8 @@ export interface LoopDeps {
   signal?: AbortSignal;
   /** Present for interactive sessions: after a turn ends the run waits for the next message. */
   input?: UserInput;
-  /** How a request is hashed for the tape; replay must use the same function as the recording. */
-  hashRequest?: (request: LlmRequest) => string;
+  /** Redaction applied before a request is hashed; replay must use what the recording used. */
+  redact?: Redactor;
 }
 
 export interface LoopInput {
@@ -53,7 +54,7 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
   const { config } = input;
   const { clock, signal } = deps;
   const stamper = new EventStamper(clock);
-  const hash = deps.hashRequest ?? requestHash;
+  const hasher = new RequestHasher(deps.redact);
   const price = priceOf(config.model, config.prices);
   const totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   const guardrails = new LoopGuardrails(config.guardrails);
@@ -61,7 +62,10 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
   let state: AgentState = 'RUNNING';
   let step = 0;
   let nudgesUsed = 0;
-  let sent: ChatMessage[] = [];
+  /** How many messages the previous request had; the conversation only grows between trims. */
+  let sentLength = 0;
+  /** Set when trimming rewrote the conversation: then the delta is found by comparison. */
+  let rewritten: ChatMessage[] | null = null;
   const emit = (event: RunEventInput): RunEvent => stamper.stamp(event);
   const transition = (to: AgentState, reason: string): RunEvent => {
     const event = emit({ type: 'state', step, from: state, to, reason });
@@ -75,13 +79,10 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
     yield emit({ type: 'run_end', step, state: to, reason, totals: { ...totals } });
     return { state: to, reason, totals: { ...totals }, exitCode: exitCodeForState(to) };
   }
-  // Every counter, so a run restored from the tape decides exactly as this one would have (SPEC §6).
-  const checkpoint = (guard: LoopGuard, replay: ReplayControl): RunEvent =>
-    emit({
-      type: 'checkpoint',
-      step,
-      guardrails: { loop: guardrails.toJSON(), guard: guard.toJSON(), replay: replay.toJSON(), nudgesUsed },
-    });
+  // The session's counters (SPEC §6), so a run restored from the tape continues with them. The
+  // per-turn gates are not here: their memory is the turn's own calls, and writing it every step
+  // would make the tape grow with the square of the turn's length.
+  const checkpoint = (): RunEvent => emit({ type: 'checkpoint', step, guardrails: { loop: guardrails.toJSON(), nudgesUsed } });
 
   yield emit({ type: 'run_start', step, task: input.task, model: config.model, seed: config.seed, config: { ...config } });
   yield emit({ type: 'state', step, from: null, to: 'RUNNING', reason: 'task received' });
@@ -107,6 +108,7 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       if (config.context.window > 0) {
         const trimmed = trimContext(messages, config.context);
         if (trimmed.removed > 0) {
+          rewritten ??= messages.slice(0, sentLength);
           messages.splice(0, messages.length, ...trimmed.messages);
           yield emit({
             type: 'warning',
@@ -122,10 +124,13 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       };
       if (config.maxTokens > 0) request.maxTokens = config.maxTokens;
       if (config.temperature !== undefined) request.temperature = config.temperature;
-      const delta = requestDelta(sent, request.messages);
-      sent = request.messages;
+      const delta: RequestDelta = rewritten === null
+        ? { prefix: sentLength, append: messages.slice(sentLength) }
+        : requestDelta(rewritten, request.messages);
+      rewritten = null;
+      sentLength = request.messages.length;
       yield emit({
-        type: 'llm_request', step, iteration: step, hash: hash(request), ...delta, model: config.model, stream: config.stream, tools: toolNames,
+        type: 'llm_request', step, iteration: step, hash: hasher.hash(request, delta), ...delta, model: config.model, stream: config.stream, tools: toolNames,
       });
       totals.llmCalls++;
       const call = runProviderCall(request, { iteration: step }, {
@@ -196,7 +201,7 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
           messages.push({ role: 'user', content: halt.message, internal: { reason: 'halt_nudge' } });
           yield emit({ type: 'user_message', step, content: halt.message, internal: 'halt_nudge' });
         }
-        yield checkpoint(guard, replay);
+        yield checkpoint();
         step++;
         continue;
       }
@@ -209,12 +214,12 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
           const followup = guardrails.maxTokensFollowup();
           messages.push({ role: 'user', content: followup, internal: { reason: 'max_tokens_recovery' } });
           yield emit({ type: 'user_message', step, content: followup, internal: 'max_tokens_recovery' });
-          yield checkpoint(guard, replay);
+          yield checkpoint();
           step++;
           continue;
         }
       }
-      yield checkpoint(guard, replay);
+      yield checkpoint();
       step++;
       if (deps.input === undefined) return yield* finish('COMPLETED', 'the model gave its final answer');
 

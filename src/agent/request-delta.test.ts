@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
-import { applyDelta, requestDelta, requestHash } from './request-delta.js';
+import { createRedactor, REDACTED } from '../core/redact.js';
+import { applyDelta, RequestHasher, requestDelta, requestHash } from './request-delta.js';
 
 const system: ChatMessage = { role: 'system', content: 'sys' };
 const task: ChatMessage = { role: 'user', content: 'task' };
@@ -116,12 +117,47 @@ describe('requestHash', () => {
       { ...request, maxTokens: 100 },
       { ...request, temperature: 0 },
     ];
-    const hashes = variants.map(requestHash);
+    const hashes = variants.map((v) => requestHash(v));
     expect(new Set([base, ...hashes]).size).toBe(variants.length + 1);
   });
 
   it('an absent tools list and an empty one are the same request', () => {
     const { tools: _tools, ...withoutTools } = request;
     expect(requestHash(withoutTools)).toBe(requestHash({ ...request, tools: [] }));
+  });
+});
+
+describe('RequestHasher', () => {
+  const message = fc.oneof(
+    fc.record({ role: fc.constant('user' as const), content: fc.string({ maxLength: 12 }) }),
+    fc.record({ role: fc.constant('assistant' as const), content: fc.option(fc.string({ maxLength: 12 }), { nil: null }) }),
+  );
+  it('property: hashing each request from its delta equals hashing it whole, through growth and trims', () => {
+    const batchesArb = fc.array(fc.array(message, { maxLength: 6 }), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(batchesArb, fc.array(fc.nat(), { minLength: 6, maxLength: 6 }), (batches, cuts) => {
+        const hasher = new RequestHasher();
+        let conversation: ChatMessage[] = [];
+        let previous: ChatMessage[] = [];
+        batches.forEach((batch, i) => {
+          // Grow, and now and then trim from the front (a context strategy rewriting history).
+          conversation = [...conversation, ...batch];
+          const cut = (cuts[i] ?? 0) % 3 === 0 ? Math.min(conversation.length, 1) : 0;
+          conversation = conversation.slice(cut);
+          const request = { model: 'm', messages: conversation, stream: false };
+          const delta = requestDelta(previous, conversation);
+          expect(hasher.hash(request, delta)).toBe(requestHash(request));
+          previous = conversation;
+        });
+      }),
+    );
+  });
+
+  it('hashes the redacted request', () => {
+    const redact = createRedactor({ secrets: ['hunter2hunter2'] });
+    const secret = { model: 'm', messages: [{ role: 'user' as const, content: 'pw hunter2hunter2' }], stream: false };
+    const redacted = { ...secret, messages: [{ role: 'user' as const, content: `pw ${REDACTED}` }] };
+    expect(requestHash(secret, redact)).toBe(requestHash(redacted));
+    expect(new RequestHasher(redact).hash(secret, { prefix: 0, append: secret.messages })).toBe(requestHash(redacted));
   });
 });

@@ -2,10 +2,14 @@
  * Requests are stored as deltas: how many leading messages equal the previous request's, and the
  * messages after them. Appending turns keep the tape linear in run length; a trimmed context simply
  * has a shorter common prefix. The hash covers the whole request, so a rebuilt request is checkable.
+ *
+ * The hash chains message digests (each message hashed once, then folded into the digest of the
+ * conversation before it), so a long run costs work per *new* message, not per message per step.
  */
 import { createHash } from 'node:crypto';
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
+import type { Redactor } from '../core/redact.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 
 export interface RequestDelta {
@@ -13,11 +17,15 @@ export interface RequestDelta {
   append: ChatMessage[];
 }
 
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const identity: Redactor = (value) => value;
+
 /** The delta that turns `previous` into `next`. */
 export function requestDelta(previous: readonly ChatMessage[], next: readonly ChatMessage[]): RequestDelta {
   let prefix = 0;
   const max = Math.min(previous.length, next.length);
-  while (prefix < max && canonicalJson(previous[prefix]) === canonicalJson(next[prefix])) prefix++;
+  // Same object → same message; only messages that are new objects need serialising.
+  while (prefix < max && (previous[prefix] === next[prefix] || canonicalJson(previous[prefix]) === canonicalJson(next[prefix]))) prefix++;
   return { prefix, append: next.slice(prefix) };
 }
 
@@ -26,18 +34,57 @@ export function applyDelta(previous: readonly ChatMessage[], delta: RequestDelta
   return [...previous.slice(0, delta.prefix), ...delta.append];
 }
 
-/** sha-256 of everything that decides the model's answer: model, messages, tools, parameters. */
-export function requestHash(request: LlmRequest): string {
-  return createHash('sha256')
-    .update(
-      canonicalJson({
+/** Apply a delta to `messages` in place (no copy of the unchanged prefix). */
+export function applyDeltaInPlace(messages: ChatMessage[], delta: RequestDelta): void {
+  messages.length = Math.min(messages.length, delta.prefix);
+  for (const message of delta.append) messages.push(message);
+}
+
+/** The digest of the conversation `messages[0..i]`, given the one before it. */
+function chainStep(before: string, message: ChatMessage, redact: Redactor): string {
+  return sha256(`${before}:${sha256(canonicalJson(redact(message)))}`);
+}
+
+/** sha-256 of everything that decides the model's answer, from the digest of its messages. */
+function finalHash(request: LlmRequest, messages: string, redact: Redactor): string {
+  return sha256(
+    canonicalJson(
+      redact({
         model: request.model,
-        messages: request.messages,
+        messages,
         tools: request.tools ?? [],
         stream: request.stream,
         maxTokens: request.maxTokens ?? null,
         temperature: request.temperature ?? null,
       }),
-    )
-    .digest('hex');
+    ),
+  );
+}
+
+/**
+ * sha-256 of a whole request — model, messages, tools, parameters — over its redacted form when a
+ * redactor is given (a tape only holds redacted text, so replays hash what recordings hashed).
+ */
+export function requestHash(request: LlmRequest, redact: Redactor = identity): string {
+  let chain = '';
+  for (const message of request.messages) chain = chainStep(chain, message, redact);
+  return finalHash(request, chain, redact);
+}
+
+/**
+ * requestHash for one conversation's successive requests, reusing the digests of the unchanged
+ * prefix: give it each request with its delta against the one before.
+ */
+export class RequestHasher {
+  private readonly chain: string[] = [];
+
+  constructor(private readonly redact: Redactor = identity) {}
+
+  hash(request: LlmRequest, delta: RequestDelta): string {
+    this.chain.length = Math.min(this.chain.length, delta.prefix);
+    for (let i = this.chain.length; i < request.messages.length; i++) {
+      this.chain.push(chainStep(this.chain[i - 1] ?? '', request.messages[i] as ChatMessage, this.redact));
+    }
+    return finalHash(request, this.chain.at(-1) ?? '', this.redact);
+  }
 }

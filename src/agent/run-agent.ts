@@ -3,13 +3,12 @@
  * system clock and a random source seeded from the config. `runAgent` is the library's entry to
  * the built-in agent; the CLI's `record` builds on `prepareRun`.
  */
-import { dirname, resolve } from 'node:path';
 import { seededRandom, systemClock, type Clock, type Random } from '../core/clock.js';
 import type { RunEvent } from '../core/events.js';
-import { UsageError } from '../core/errors.js';
 import type { LlmClient } from '../core/llm.js';
 import { OpenAiLlm } from '../llm/openai-llm.js';
-import { ToolRegistry, createWorkspace, loadCustomTools, type Tool } from '../tools/index.js';
+import { createWorkspace } from '../tools/index.js';
+import { buildRegistry } from './tool-registry.js';
 import type { AgentConfig, AgentConfigInput } from './config.js';
 import { parseConfig } from './load-config.js';
 import { runLoop, type LoopDeps, type LoopResult, type UserInput } from './loop.js';
@@ -41,21 +40,6 @@ export interface PreparedRun {
   deps: LoopDeps;
 }
 
-/** The registry for a config: its `tools`, plus every tool its `toolModules` export. */
-export async function buildRegistry(config: AgentConfig, configDir: string): Promise<ToolRegistry> {
-  const custom: Tool[] = [];
-  for (const module of config.toolModules) custom.push(...(await loadCustomTools(resolve(configDir, module), configDir)));
-  const names = [...config.tools, ...custom.map((t) => t.name).filter((name) => !config.tools.includes(name))];
-  // A limit for a tool that is not enabled is a typo; silently ignoring it would leave the default limit.
-  const unknown = Object.keys(config.toolTimeouts).filter((name) => !names.includes(name));
-  if (unknown.length > 0) {
-    throw new UsageError(`config 'toolTimeouts' names ${unknown.map((n) => `'${n}'`).join(', ')}, not an enabled tool`, {
-      hint: `enabled tools: ${names.join(', ')}`,
-    });
-  }
-  return ToolRegistry.fromNames(names, { custom, timeouts: config.toolTimeouts });
-}
-
 /** Everything a live run needs, validated up front so bad input fails before any model call. */
 export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun> {
   const config = parseConfig(options.config ?? {}, 'config');
@@ -85,6 +69,3 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<RunEve
   const prepared = await prepareRun(options);
   return yield* runLoop({ task: options.task, config: prepared.config }, prepared.deps);
 }
-
-/** The directory a config file's relative paths are resolved against. */
-export const configDirOf = (configPath: string): string => dirname(resolve(configPath));

@@ -8,7 +8,7 @@
 import type { DivergenceEvent, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage } from '../core/messages.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
-import { applyDelta } from '../agent/request-delta.js';
+import { applyDeltaInPlace } from '../agent/request-delta.js';
 import { firstDifference, type Difference } from './first-difference.js';
 import type { ReplayState } from './replay-state.js';
 import type { StepCursor } from './step-cursor.js';
@@ -31,8 +31,8 @@ export class ReplayComparator {
   private inSync = true;
   private step = -1;
   private position = 0;
-  private recordedMessages: ChatMessage[] = [];
-  private replayedMessages: ChatMessage[] = [];
+  private readonly recordedMessages: ChatMessage[] = [];
+  private readonly replayedMessages: ChatMessage[] = [];
   private recordedRequestStep = -1;
   private exhaustionReported = false;
   /** Past the last event of an unfinished tape: nothing left to compare with. */
@@ -56,7 +56,7 @@ export class ReplayComparator {
     }
     const recorded = await this.recordedEvents(event.step);
     if (event.type === 'llm_request') {
-      this.replayedMessages = applyDelta(this.replayedMessages, event);
+      applyDeltaInPlace(this.replayedMessages, event);
       this.trackRecordedRequest(recorded, event.step);
     }
 
@@ -177,7 +177,7 @@ export class ReplayComparator {
     const request = recorded.find((e): e is LlmRequestEvent => e.type === 'llm_request');
     if (request === undefined) return;
     this.recordedRequestStep = step;
-    this.recordedMessages = applyDelta(this.recordedMessages, request);
+    applyDeltaInPlace(this.recordedMessages, request);
   }
 
   private requestDifference(recorded: LlmRequestEvent, replayed: LlmRequestEvent): Difference {

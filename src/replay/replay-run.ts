@@ -15,8 +15,7 @@ import type { TerminalState } from '../core/states.js';
 import type { AgentConfig } from '../agent/config.js';
 import { applyOverrides, parseConfig } from '../agent/load-config.js';
 import { runLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
-import { requestHash } from '../agent/request-delta.js';
-import { buildRegistry } from '../agent/run-agent.js';
+import { buildRegistry } from '../agent/tool-registry.js';
 import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from '../llm/tape-llm.js';
 import { createWorkspace } from '../tools/index.js';
@@ -125,7 +124,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     tools,
     clock,
     random: seededRandom(config.seed),
-    hashRequest: (request) => requestHash(redact(request)),
+    redact,
   };
   if (config.interactive) deps.input = tapeInput(recorded, state);
   if (options.signal !== undefined) deps.signal = options.signal;

@@ -1,8 +1,8 @@
 /**
  * Writes a run's events to the store as the loop yields them. LLM responses (and the run's end) are
- * written with sync and awaited before the loop is allowed to act on them; requests, tool results,
- * user messages and state changes are awaited too, so a process killed at any point keeps everything
- * the run had acted on. Other events (chunks, decisions, checkpoints) ride along in the same batches. Every event is redacted before it is written.
+ * written with sync and awaited before the loop is allowed to act on them; requests and tool results
+ * are awaited too, so a process killed at any point keeps everything the run had acted on. Other
+ * events (states, chunks, decisions, checkpoints) ride along in the same batches. Every event is redacted before it is written.
  */
 import type { RunEvent, RunTotals } from '../core/events.js';
 import type { Redactor } from '../core/redact.js';
@@ -12,9 +12,9 @@ import type { EventWriter } from './event-writer.js';
 import type { NewRun, TapeStore } from './tape-store.js';
 
 const DURABLE: ReadonlySet<RunEvent['type']> = new Set(['llm_response', 'llm_error', 'run_end']);
-// Awaited (not fsync'd): what precedes a model call or follows a tool is on disk before the run
-// goes on, so a killed recorder loses nothing it had reported.
-const AWAITED: ReadonlySet<RunEvent['type']> = new Set(['llm_request', 'tool_result', 'user_message', 'state']);
+// Awaited (handed to the OS, not fsync'd): a request carries everything before it in its batch, so
+// all the run did is on disk before each model call; a tool result, because its tool had effects.
+const AWAITED: ReadonlySet<RunEvent['type']> = new Set(['llm_request', 'tool_result']);
 
 export class RunRecorder {
   private constructor(

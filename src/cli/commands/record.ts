@@ -4,9 +4,8 @@
  */
 import { resolve } from 'node:path';
 import type { AgentConfig } from '../../agent/config.js';
-import { applyOverrides, loadConfigFile } from '../../agent/load-config.js';
-import { requestHash } from '../../agent/request-delta.js';
-import { prepareRun, configDirOf } from '../../agent/run-agent.js';
+import { applyOverrides, configDirOf, loadConfigFile } from '../../agent/load-config.js';
+import { prepareRun } from '../../agent/run-agent.js';
 import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
 import { createRedactor, secretsFromEnv } from '../../core/redact.js';
@@ -57,7 +56,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
       ...(input === undefined ? {} : { input }),
     });
     // The hash is taken over the redacted request: the tape (and so any replay) only has redacted text.
-    prepared.deps.hashRequest = (request) => requestHash(redact(request));
+    prepared.deps.redact = redact;
     await withStore(options, { create: true }, async (store) => {
       const recorder = await RunRecorder.start(
         store,

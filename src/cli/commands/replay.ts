@@ -5,12 +5,10 @@
  * 8 tape exhausted with --fallback error.
  */
 import { resolve } from 'node:path';
-import { loadConfigFile } from '../../agent/load-config.js';
-import { configDirOf } from '../../agent/run-agent.js';
+import { configDirOf, loadConfigFile } from '../../agent/load-config.js';
 import type { LlmClient } from '../../core/llm.js';
 import { UsageError } from '../../core/errors.js';
 import { createRedactor, secretsFromEnv } from '../../core/redact.js';
-import { OpenAiLlm } from '../../llm/openai-llm.js';
 import { parsePatches } from '../../replay/patches.js';
 import { replayRun, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
@@ -54,6 +52,8 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
     let liveLlm: (() => LlmClient) | undefined;
     if (options.fallback === 'live') {
       const endpoint = modelEndpoint(options.baseUrl ?? source.meta.baseUrl, process.env);
+      // The SDK is loaded only now: a replay that stays on its tape never needs it.
+      const { OpenAiLlm } = await import('../../llm/openai-llm.js');
       const client = (): LlmClient => new OpenAiLlm({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
       liveLlm = options.model === undefined ? client : () => withModel(client(), options.model as string);
     }

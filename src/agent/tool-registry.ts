@@ -1,0 +1,24 @@
+/**
+ * The tool registry a config asks for: its built-in `tools`, plus every tool its `toolModules`
+ * export. Kept apart from run-agent so that replay, which needs tools but no live model, does not
+ * load the openai SDK.
+ */
+import { resolve } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { ToolRegistry, loadCustomTools, type Tool } from '../tools/index.js';
+import type { AgentConfig } from './config.js';
+
+/** The registry for a config: its `tools`, plus every tool its `toolModules` export. */
+export async function buildRegistry(config: AgentConfig, configDir: string): Promise<ToolRegistry> {
+  const custom: Tool[] = [];
+  for (const module of config.toolModules) custom.push(...(await loadCustomTools(resolve(configDir, module), configDir)));
+  const names = [...config.tools, ...custom.map((t) => t.name).filter((name) => !config.tools.includes(name))];
+  // A limit for a tool that is not enabled is a typo; silently ignoring it would leave the default limit.
+  const unknown = Object.keys(config.toolTimeouts).filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(`config 'toolTimeouts' names ${unknown.map((n) => `'${n}'`).join(', ')}, not an enabled tool`, {
+      hint: `enabled tools: ${names.join(', ')}`,
+    });
+  }
+  return ToolRegistry.fromNames(names, { custom, timeouts: config.toolTimeouts });
+}
