@@ -119,8 +119,10 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       }
 
       // 3. The model call, with retries.
+      // The conversation itself, not a copy (a copy per step costs the square of the run's length):
+      // clients read it during the call and must not keep it.
       const request: LlmRequest = {
-        model: config.model, messages: [...messages], tools: deps.tools.definitions(), stream: config.stream,
+        model: config.model, messages, tools: deps.tools.definitions(), stream: config.stream,
       };
       if (config.maxTokens > 0) request.maxTokens = config.maxTokens;
       if (config.temperature !== undefined) request.temperature = config.temperature;

@@ -10,6 +10,13 @@ import type { ChatMessage } from '../core/messages.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { applyDeltaInPlace } from '../agent/request-delta.js';
 import { firstDifference, type Difference } from './first-difference.js';
+import { sameJson } from './same-json.js';
+
+/** Timing and numbering: never part of what a replay must reproduce. */
+const TIMING = new Set(['seq', 't', 'durationMs']);
+/** Under a what-if, thresholds (and the reasons that quote them) change on purpose. */
+const WHAT_IF_GUARDRAIL = new Set([...TIMING, 'threshold', 'reason']);
+const WHAT_IF_START = new Set([...TIMING, 'config']);
 import type { ReplayState } from './replay-state.js';
 import type { StepCursor } from './step-cursor.js';
 
@@ -100,6 +107,7 @@ export class ReplayComparator {
       }
       return out;
     }
+    if (sameJson(expected, event, this.ignored(event))) return out;
     const detail = firstDifference(this.normalize(expected), this.normalize(event));
     if (detail !== null && event.type === 'llm_response' && expected.type === 'llm_response' && this.options.patched.has(event.step)) {
       // Show what the model said, not the finish reason that follows from it.
@@ -196,21 +204,17 @@ export class ReplayComparator {
     );
   }
 
-  /** What is compared: behaviour, not timing or numbering. */
+  /** The keys an event is not compared on: behaviour counts, not timing or numbering. */
+  private ignored(event: RunEvent): ReadonlySet<string> {
+    if (!this.options.whatIf) return TIMING;
+    if (event.type === 'guardrail') return WHAT_IF_GUARDRAIL;
+    return event.type === 'run_start' ? WHAT_IF_START : TIMING;
+  }
+
+  /** A copy without the ignored keys, for reporting where two events differ. */
   private normalize(event: RunEvent): unknown {
-    const copy: Record<string, unknown> = { ...event };
-    delete copy['seq'];
-    delete copy['t'];
-    delete copy['durationMs'];
-    if (this.options.whatIf) {
-      // A what-if changes thresholds on purpose: compare what was decided, not the numbers quoted.
-      if (event.type === 'run_start') delete copy['config'];
-      if (event.type === 'guardrail') {
-        delete copy['threshold'];
-        delete copy['reason'];
-      }
-    }
-    return copy;
+    const ignored = this.ignored(event);
+    return Object.fromEntries(Object.entries(event).filter(([key]) => !ignored.has(key)));
   }
 }
 

@@ -134,7 +134,8 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   const comparator = new ReplayComparator({ cursor, state, patched: new Set(patches.keys()), whatIf, fallback, complete });
   const task = source.meta.task;
   let seq = 0;
-  const stamp = (event: RunEvent): RunEvent => ({ ...event, seq: seq++ });
+  // The loop's events are its own fresh objects: renumbered in place to make room for divergences.
+  const stamp = (event: RunEvent): RunEvent => Object.assign(event, { seq: seq++ });
   const divergenceEvent = (input: DivergenceInput, t: number): RunEvent =>
     Object.assign({ type: 'divergence' as const, seq: seq++, step: input.step, t }, input) as DivergenceEvent;
 

@@ -43,7 +43,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
   }
   const sigint = abortOnSigint();
   const input = config.interactive ? terminalInput() : undefined;
-  const reporter = options.json ? jsonReporter() : textReporter({ quiet: options.quiet ?? false });
+  const reporter = options.json ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
   try {
     const prepared = await prepareRun({
       task: options.task,
@@ -82,7 +82,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
           }
           // Written (durably, for responses) before the loop is resumed to act on the event.
           await recorder.write(next.value);
-          reporter.event(redact(next.value));
+          reporter.event(next.value);
         }
       } finally {
         await recorder.finish(result === undefined ? null : { finalState: result.state, totals: result.totals });

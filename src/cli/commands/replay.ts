@@ -57,7 +57,6 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       const client = (): LlmClient => new OpenAiLlm({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
       liveLlm = options.model === undefined ? client : () => withModel(client(), options.model as string);
     }
-    const reporter = options.json ? jsonReporter() : textReporter({ quiet: options.quiet ?? false });
     const replay = replayRun({
       source,
       patches,
@@ -75,6 +74,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
 
     // Saving: the first event tells us the effective config; the recorder starts lazily.
     const redact = createRedactor({ secrets: secretsFromEnv(process.env) });
+    const reporter = options.json ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
     let recorder: RunRecorder | undefined;
     let result: ReplayResult | undefined;
     try {
@@ -100,7 +100,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
           );
         }
         await recorder?.write(event);
-        reporter.event(redact(event));
+        reporter.event(event);
       }
     } finally {
       await recorder?.finish(result?.state == null || result.totals === null ? null : { finalState: result.state, totals: result.totals });
@@ -120,7 +120,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
         parentId: source.meta.id,
       });
     } else {
-      for (const line of replayReport(result, runId)) out(line);
+      for (const line of replayReport(result, runId)) out(redact(line));
     }
     process.exitCode = result.exitCode;
   } finally {

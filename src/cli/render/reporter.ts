@@ -3,6 +3,7 @@
  * `--json` (DESIGN.md's stable contract: every event, then one `summary` line).
  */
 import type { RunEvent } from '../../core/events.js';
+import type { Redactor } from '../../core/redact.js';
 import { eventLine } from './event-line.js';
 
 export interface Reporter {
@@ -25,21 +26,26 @@ export interface Summary {
 
 type Write = (text: string) => void;
 const stdout: Write = (text) => process.stdout.write(text);
+const keep: Redactor = (value) => value;
 
-export function jsonReporter(write: Write = stdout): Reporter {
+/** NDJSON; `redact` scrubs each line as printed (a secret never reaches the terminal or a pipe). */
+export function jsonReporter(options: { redact?: Redactor } = {}, write: Write = stdout): Reporter {
+  const redact = options.redact ?? keep;
   return {
     // The contract promises `tool` on every guardrail line: null for step-level gates.
-    event: (event) => write(`${JSON.stringify(event.type === 'guardrail' ? { ...event, tool: event.tool ?? null } : event)}\n`),
+    event: (event) => write(`${redact(JSON.stringify(event.type === 'guardrail' ? { ...event, tool: event.tool ?? null } : event))}\n`),
     summary: (summary) => write(`${JSON.stringify({ type: 'summary', ...summary })}\n`),
   };
 }
 
-export function textReporter(options: { quiet?: boolean } = {}, write: Write = stdout): Reporter {
+/** A line per event; only lines actually printed are formatted and scrubbed. */
+export function textReporter(options: { quiet?: boolean; redact?: Redactor } = {}, write: Write = stdout): Reporter {
+  const redact = options.redact ?? keep;
   return {
     event: (event) => {
       if (options.quiet) return;
       const line = eventLine(event);
-      if (line !== null) write(`${line}\n`);
+      if (line !== null) write(`${redact(line)}\n`);
     },
     summary: (summary) => {
       const run = summary.runId === null ? '' : ` (run ${summary.runId})`;
