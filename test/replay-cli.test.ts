@@ -318,4 +318,33 @@ describe('record → replay', () => {
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(/corrupt\.tape\.jsonl:1/);
   });
+
+  it('reproduces retries (a 429 with Retry-After, a 503, a stream cut) and an interactive session', async () => {
+    const cases: { scenario: string; args: string[]; input?: string; expectTypes: string[] }[] = [
+      { scenario: 'rate-limited-then-ok', args: [], expectTypes: ['llm_error'] },
+      { scenario: 'stream-cut-then-ok', args: ['--stream'], expectTypes: ['llm_error', 'llm_chunk'] },
+      { scenario: 'interactive-turns', args: ['--interactive'], input: 'Is it still a calculator?\nThanks!\n', expectTypes: ['user_message'] },
+    ];
+    for (const { scenario, args, input, expectTypes } of cases) {
+      const store = join(dir, `store-${scenario}`);
+      const llm = await startMockLlm(loadScenario(scenario));
+      try {
+        const ws = await workspace(`ws-${scenario}`);
+        await writeFile(join(ws, 'README.md'), '# calc\n');
+        const recorded = await runCli(
+          ['record', '--task', 'what is this project?', '--base-url', llm.baseURL, '--workspace', ws, '--store', store, '--name', 'run', ...args],
+          { env: noModel, ...(input === undefined ? {} : { input }) },
+        );
+        expect(recorded.code, `${scenario}: ${recorded.stderr}`).toBe(0);
+        llm.assertConsumed();
+      } finally {
+        await llm.close();
+      }
+      const events = await storedEvents(store, 'run');
+      for (const type of expectTypes) expect(events.some((e) => e.type === type), `${scenario} has ${type}`).toBe(true);
+      const replay = await runCli(['replay', 'run', '--store', store, '--json', '--no-save'], { env: noModel });
+      expect(summaryOf(replay), scenario).toMatchObject({ verdict: 'reproduced', state: 'COMPLETED', exitCode: 0 });
+      expect(behaviour(eventsOf(replay))).toEqual(behaviour(events));
+    }
+  });
 });
