@@ -347,4 +347,27 @@ describe('record → replay', () => {
       expect(behaviour(eventsOf(replay))).toEqual(behaviour(events));
     }
   });
+
+  it('custom tool modules named relative to a config file elsewhere are found again on replay', async () => {
+    const cfgDir = join(dir, 'cfg');
+    await mkdir(join(cfgDir, 'tools'), { recursive: true });
+    await writeFile(join(cfgDir, 'tools', 'send-email.mjs'), await readFile(join(FIXTURES, 'tools', 'send-email.mjs')));
+    const cfg = join(cfgDir, 'agentctl.config.json');
+    await writeFile(cfg, JSON.stringify({ tools: ['read_file'], toolModules: ['tools/send-email.mjs'] }));
+    const store = join(dir, 'store-modules');
+    const llm = await startMockLlm(loadScenario('replay-tools'));
+    try {
+      const ws = await workspace('ws-modules');
+      const result = await runCli(['record', '--task', 'remind me', '--config', cfg, '--base-url', llm.baseURL, '--workspace', ws, '--store', store, '--name', 'run'], {
+        env: noModel,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(await readFile(join(ws, 'outbox.jsonl'), 'utf8')).toContain('me@example.com');
+    } finally {
+      await llm.close();
+    }
+    const replay = await runCli(['replay', 'run', '--store', store, '--json', '--no-save'], { env: noModel });
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(summaryOf(replay)).toMatchObject({ verdict: 'reproduced' });
+  });
 });

@@ -43,7 +43,7 @@ export function buildProgram(): Command {
     .option('--stream', 'stream responses chunk by chunk')
     .option('--name <name>', 'a name for the run')
     .option('--seed <n>', 'seed for retry jitter (overrides the config)')
-    .option('--interactive', 'after each turn, wait for the next message on standard input (empty input or /exit ends)')
+    .option('--interactive', 'after each turn, wait for the next message on standard input (end of input or /exit ends the session)')
     .option('--set <key=value>', 'override a config value, e.g. limits.maxSteps=10 (repeatable)', collect)
     .option('--redact <regex>', 'also redact text matching this pattern from the tape (repeatable)', collect)
     .action(async (_opts: unknown, command: Command) => {

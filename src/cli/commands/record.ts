@@ -2,7 +2,7 @@
  * `agentctl record`: run the agent live against a model, print one line per event (or NDJSON with
  * `--json`), and write the whole run to the store. Exits with the final state's code.
  */
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { AgentConfig } from '../../agent/config.js';
 import { applyOverrides, configDirOf, loadConfigFile } from '../../agent/load-config.js';
 import { prepareRun } from '../../agent/run-agent.js';
@@ -48,7 +48,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     const prepared = await prepareRun({
       task: options.task,
       config,
-      configDir: configDirOf(options.config),
+      configDir: process.cwd(),
       baseURL: endpoint.baseURL,
       apiKey: endpoint.apiKey,
       signal: sigint.signal,
@@ -108,5 +108,8 @@ async function effectiveConfig(options: RecordOptions, configWasGiven: boolean):
   }
   if (options.redact !== undefined) overrides.push(`redact=${JSON.stringify([...config.redact, ...options.redact])}`);
   if (overrides.length > 0) config = applyOverrides(config, overrides);
-  return config;
+  // Recorded relative to where agentctl runs (not to the config file), which is where a replay
+  // looks for them: record and replay from the project root and custom tools are found again.
+  const configDir = configDirOf(options.config);
+  return { ...config, toolModules: config.toolModules.map((m) => relative(process.cwd(), resolve(configDir, m)) || '.') };
 }
