@@ -370,4 +370,51 @@ describe('record → replay', () => {
     expect(replay.code, replay.stderr).toBe(0);
     expect(summaryOf(replay)).toMatchObject({ verdict: 'reproduced' });
   });
+
+  it('a run that timed out, and one the user cancelled, replay to the same end', async () => {
+    // TIMED_OUT: the first answer takes longer than the whole run may.
+    const timedStore = join(dir, 'store-timeout');
+    const slow = await startMockLlm([
+      { content: 'Looking.', tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }], delayMs: 400 },
+      { content: 'never asked for' },
+    ]);
+    try {
+      const ws = await workspace('ws-timeout');
+      const recorded = await runCli(
+        ['record', '--task', 'x', '--base-url', slow.baseURL, '--workspace', ws, '--store', timedStore, '--name', 'run', '--set', 'limits.timeoutMs=300'],
+        { env: noModel },
+      );
+      expect(recorded.code, recorded.stderr).toBe(6);
+    } finally {
+      await slow.close();
+    }
+    const timed = await runCli(['replay', 'run', '--store', timedStore, '--json', '--no-save'], { env: noModel });
+    expect(summaryOf(timed)).toMatchObject({ verdict: 'reproduced', state: 'TIMED_OUT', exitCode: 0 });
+
+    // CANCELLED: Ctrl-C while the second request waits for its answer.
+    const cancelStore = join(dir, 'store-cancel');
+    const hanging = await startMockLlm([
+      { content: 'Looking.', tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { content: 'never sent', delayMs: 20_000 },
+    ]);
+    try {
+      const ws = await workspace('ws-cancel');
+      const child = spawn(process.execPath, [BIN, 'record', '--task', 'x', '--base-url', hanging.baseURL, '--workspace', ws, '--store', cancelStore, '--name', 'run', '--json'], {
+        env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (data: string) => {
+        out += data;
+        if ((out.match(/"type":"llm_request"/g) ?? []).length >= 2 && child.signalCode === null && !child.killed) child.kill('SIGINT');
+      });
+      expect(await closed).toBe(130);
+    } finally {
+      await hanging.close();
+    }
+    const cancelled = await runCli(['replay', 'run', '--store', cancelStore, '--json', '--no-save'], { env: noModel });
+    expect(summaryOf(cancelled)).toMatchObject({ verdict: 'reproduced', state: 'CANCELLED', exitCode: 0 });
+    expect(behaviour(eventsOf(cancelled))).toEqual(behaviour(await storedEvents(cancelStore, 'run')));
+  });
 });

@@ -79,4 +79,14 @@ describe('TapeLlm', () => {
     expect((await withFallback.complete(request)).message.content).toBe('live');
     expect(live).toEqual([2]);
   });
+
+  it('a call the recording was cancelled in: the recorded chunks, then the same stop', async () => {
+    const cut: RunEvent[] = [chunk(0, 0, 0, 5), chunk(0, 0, 1, 9, true), { ...base, type: 'state', step: 0, from: 'RUNNING', to: 'CANCELLED', reason: 'cancelled by the user' }];
+    const cancelled: number[] = [];
+    const llm = new TapeLlm({ recorded: () => Promise.resolve(cut), onCancelled: (i) => cancelled.push(i) });
+    const chunks: LlmChunk[] = [];
+    await expect(llm.complete(request, { onChunk: (c) => chunks.push(c) })).rejects.toThrow(/cancelled/);
+    expect(cancelled).toEqual([0]);
+    expect(chunks.map((c) => c.finished)).toEqual([false, true]);
+  });
 });

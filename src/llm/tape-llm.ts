@@ -22,6 +22,8 @@ export interface TapeLlmOptions {
   /** Wait in real time between replayed chunks (`--speed`); absent → instant. */
   pace?: (ms: number) => Promise<void>;
   onExhausted?: (iteration: number) => void;
+  /** The recording was cancelled during this call: cancel the replay's run at the same point. */
+  onCancelled?: (iteration: number) => void;
   onLive?: (iteration: number) => void;
 }
 
@@ -47,7 +49,15 @@ export class TapeLlm implements LlmClient {
       (e): e is Extract<RunEvent, { type: 'llm_response' | 'llm_error' }> =>
         (e.type === 'llm_response' || e.type === 'llm_error') && e.attempt === attempt,
     );
-    if (outcome === undefined) return this.beyondTape(iteration, request, call);
+    if (outcome === undefined) {
+      if (events.some((e) => e.type === 'state' && e.to === 'CANCELLED') && this.options.onCancelled !== undefined) {
+        // The user stopped the recording while this call was under way: the same chunks, the same stop.
+        for (const event of events) if (event.type === 'llm_chunk' && event.attempt === attempt) call.onChunk?.(event.chunk);
+        this.options.onCancelled(iteration);
+        throw new Error(`cancelled during iteration ${iteration} in the recording`);
+      }
+      return this.beyondTape(iteration, request, call);
+    }
 
     // Chunks and provider warnings of this attempt, in the order they were recorded.
     let previousOffset = 0;

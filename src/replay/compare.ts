@@ -121,6 +121,16 @@ export class ReplayComparator {
     return out;
   }
 
+  /**
+   * The recorded event the replay should produce next, while it follows the tape; undefined once
+   * it has left it (diverged, or past the tape's end).
+   */
+  async peek(): Promise<RunEvent | undefined> {
+    if (!this.inSync || this.beyondTape || this.options.state.exhaustedAt !== null || this.step < 0) return undefined;
+    const next = (await this.recordedEvents(this.step))[this.position] ?? (await this.options.cursor.peekBeyond());
+    return next?.type === 'divergence' ? undefined : next;
+  }
+
   /** Call when the replay has ended: the tape must not go on. */
   async finish(lastStep: number): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];

@@ -5,7 +5,7 @@
  * — and returns the verdict.
  */
 import { rm } from 'node:fs/promises';
-import { ManualClock, seededRandom } from '../core/clock.js';
+import { seededRandom } from '../core/clock.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
 import type { LlmClient, LlmRequest } from '../core/llm.js';
@@ -20,6 +20,7 @@ import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from '../llm/tape-llm.js';
 import { createWorkspace } from '../tools/index.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
+import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
 import type { ReplayState } from './replay-state.js';
 import { StepCursor } from './step-cursor.js';
@@ -86,8 +87,10 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   const state: ReplayState = { step: 0, exhaustedAt: null, liveCalls: 0 };
   const cursor = new StepCursor(source.events());
   const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
-  const clock = new ManualClock(0);
-  const advance = (ms: number): void => clock.advance(Math.max(0, ms));
+  const clock = new ReplayClock();
+  const advance = (ms: number): void => clock.advance(ms);
+  // A recording the user cancelled is cancelled again at the same point (see below).
+  const cancel = new AbortController();
   let live: LlmClient | undefined;
   const llm = new TapeLlm({
     recorded,
@@ -96,6 +99,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     onExhausted: (iteration) => {
       state.exhaustedAt ??= iteration;
     },
+    onCancelled: () => cancel.abort(new Error('cancelled in the recording')),
     onLive: (iteration) => {
       state.exhaustedAt ??= iteration;
       state.liveCalls++;
@@ -127,7 +131,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     redact,
   };
   if (config.interactive) deps.input = tapeInput(recorded, state);
-  if (options.signal !== undefined) deps.signal = options.signal;
+  deps.signal = options.signal === undefined ? cancel.signal : AbortSignal.any([cancel.signal, options.signal]);
 
   const whatIf = (options.overrides?.length ?? 0) > 0;
   const complete = source.meta.status === 'complete';
@@ -158,6 +162,14 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
         if (options.strict && !divergence.expected && divergence.kind !== 'resync') stoppedByStrict = true;
       }
       if (stoppedByStrict) break;
+      // Before the loop goes on: take the time the tape recorded for what comes next, and if the
+      // user cancelled the recording there, cancel the replay there too.
+      const upcoming = await comparator.peek();
+      clock.following = upcoming !== undefined;
+      if (upcoming !== undefined) {
+        clock.follow(upcoming.t);
+        if (upcoming.type === 'state' && upcoming.to === 'CANCELLED') cancel.abort(new Error('cancelled in the recording'));
+      }
     }
     if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
   } finally {
@@ -186,7 +198,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   };
 }
 
-function clockT(clock: ManualClock): number {
+function clockT(clock: ReplayClock): number {
   return Math.round(clock.now() * 100) / 100;
 }
 

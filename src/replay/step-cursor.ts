@@ -50,6 +50,12 @@ export class StepCursor {
     }
   }
 
+  /** The first event after the groups read so far, without moving on; undefined at the end. */
+  async peekBeyond(): Promise<RunEvent | undefined> {
+    if (this.pending !== null) return this.pending.events[0];
+    return (await this.fill()) ?? undefined;
+  }
+
   /** True when the tape has no events after step `step`. */
   async endsBy(step: number): Promise<boolean> {
     if (this.pending !== null) return this.pending.step <= step;

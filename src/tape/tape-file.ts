@@ -140,15 +140,21 @@ async function* readLines(path: string): AsyncGenerator<{ text: string; line: nu
   const gz = await isGzip(path);
   const source = createReadStream(path);
   const stream = gz ? source.pipe(createGunzip()) : source;
-  let line = 0;
+  // Every stream keeps an error listener for its whole life: a truncated gzip may report its error
+  // after the reader is done with it, and an error without a listener would crash the process.
+  let failure: Error | undefined;
+  stream.on('error', (error: Error) => (failure ??= error));
   source.on('error', (error) => stream.destroy(error));
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
+  let line = 0;
   try {
     for await (const text of reader) {
       line++;
       if (text.trim() === '') continue;
       yield { text, line };
     }
+    // readline ends quietly on some input errors: a stream that failed must not pass as complete.
+    if (failure !== undefined) throw failure;
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('Z_')) {
@@ -157,6 +163,7 @@ async function* readLines(path: string): AsyncGenerator<{ text: string; line: nu
     throw error;
   } finally {
     reader.close();
+    stream.destroy();
     source.destroy();
   }
 }
