@@ -114,7 +114,7 @@ describe('loop terminal states', () => {
       },
     });
     expect(run.result).toMatchObject({ state: 'TIMED_OUT', exitCode: 6 });
-    expect(run.result.reason).toBe('run time 80000 ms exceeded the limit of 60000 ms');
+    expect(run.result.reason).toBe('run time exceeded the limit of 60000 ms');
     expect(run.result.totals).toMatchObject({ steps: 2, llmCalls: 2 });
     expect(runEnd(run.events)).toMatchObject({ state: 'TIMED_OUT', t: 80_000 });
     expect(run.server.remaining()).toBe(2);

@@ -389,7 +389,7 @@ describe('record → replay', () => {
       await slow.close();
     }
     const timed = await runCli(['replay', 'run', '--store', timedStore, '--json', '--no-save'], { env: noModel });
-    expect(summaryOf(timed)).toMatchObject({ verdict: 'reproduced', state: 'TIMED_OUT', exitCode: 0 });
+    expect(summaryOf(timed), JSON.stringify(summaryOf(timed).firstDivergence)).toMatchObject({ verdict: 'reproduced', state: 'TIMED_OUT', exitCode: 0 });
 
     // CANCELLED: Ctrl-C while the second request waits for its answer.
     const cancelStore = join(dir, 'store-cancel');
@@ -414,7 +414,7 @@ describe('record → replay', () => {
       await hanging.close();
     }
     const cancelled = await runCli(['replay', 'run', '--store', cancelStore, '--json', '--no-save'], { env: noModel });
-    expect(summaryOf(cancelled)).toMatchObject({ verdict: 'reproduced', state: 'CANCELLED', exitCode: 0 });
+    expect(summaryOf(cancelled), JSON.stringify(summaryOf(cancelled).firstDivergence)).toMatchObject({ verdict: 'reproduced', state: 'CANCELLED', exitCode: 0 });
     expect(behaviour(eventsOf(cancelled))).toEqual(behaviour(await storedEvents(cancelStore, 'run')));
   });
 });

@@ -100,7 +100,8 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       if (signal?.aborted) return yield* finish('CANCELLED', 'cancelled by the user');
       const elapsed = stamper.elapsed();
       if (config.limits.timeoutMs > 0 && elapsed > config.limits.timeoutMs) {
-        return yield* finish('TIMED_OUT', `run time ${Math.round(elapsed)} ms exceeded the limit of ${config.limits.timeoutMs} ms`);
+        // The measured time is the event's `t`; the reason quotes only the limit, so a replay says the same.
+        return yield* finish('TIMED_OUT', `run time exceeded the limit of ${config.limits.timeoutMs} ms`);
       }
       if (step >= config.limits.maxSteps) return yield* finish('MAX_STEPS', `reached the limit of ${config.limits.maxSteps} steps`);
 
