@@ -58,7 +58,9 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
   const price = priceOf(config.model, config.prices);
   const totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   const guardrails = new LoopGuardrails(config.guardrails);
-  const toolNames = deps.tools.definitions().map((d) => d.function.name);
+  // The same list every step (tools do not change within a run), so its hash part is computed once.
+  const definitions = deps.tools.definitions();
+  const toolNames = definitions.map((d) => d.function.name);
   let state: AgentState = 'RUNNING';
   let step = 0;
   let nudgesUsed = 0;
@@ -123,7 +125,7 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       // The conversation itself, not a copy (a copy per step costs the square of the run's length):
       // clients read it during the call and must not keep it.
       const request: LlmRequest = {
-        model: config.model, messages, tools: deps.tools.definitions(), stream: config.stream,
+        model: config.model, messages, tools: definitions, stream: config.stream,
       };
       if (config.maxTokens > 0) request.maxTokens = config.maxTokens;
       if (config.temperature !== undefined) request.temperature = config.temperature;

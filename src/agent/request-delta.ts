@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LlmRequest } from '../core/llm.js';
-import type { ChatMessage } from '../core/messages.js';
+import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 
@@ -45,20 +45,34 @@ function chainStep(before: string, message: ChatMessage, redact: Redactor): stri
   return sha256(`${before}:${sha256(canonicalJson(redact(message)))}`);
 }
 
-/** sha-256 of everything that decides the model's answer, from the digest of its messages. */
+const NO_TOOLS: readonly ToolDefinition[] = [];
+/** Canonical JSON of a tool list, per redactor and list: a run sends the same list every step. */
+const toolsJsonCache = new WeakMap<Redactor, WeakMap<readonly ToolDefinition[], string>>();
+
+function toolsJson(tools: readonly ToolDefinition[], redact: Redactor): string {
+  let byList = toolsJsonCache.get(redact);
+  if (byList === undefined) toolsJsonCache.set(redact, (byList = new WeakMap()));
+  let json = byList.get(tools);
+  if (json === undefined) byList.set(tools, (json = canonicalJson(redact(tools))));
+  return json;
+}
+
+/**
+ * sha-256 of everything that decides the model's answer, from the digest of its messages: the
+ * canonical JSON of `{maxTokens, messages, model, stream, temperature, tools}`, with `tools` (last
+ * in key order) spliced in from the cache instead of being serialised again every step.
+ */
 function finalHash(request: LlmRequest, messages: string, redact: Redactor): string {
-  return sha256(
-    canonicalJson(
-      redact({
-        model: request.model,
-        messages,
-        tools: request.tools ?? [],
-        stream: request.stream,
-        maxTokens: request.maxTokens ?? null,
-        temperature: request.temperature ?? null,
-      }),
-    ),
+  const head = canonicalJson(
+    redact({
+      maxTokens: request.maxTokens ?? null,
+      messages,
+      model: request.model,
+      stream: request.stream,
+      temperature: request.temperature ?? null,
+    }),
   );
+  return sha256(`${head.slice(0, -1)},"tools":${toolsJson(request.tools ?? NO_TOOLS, redact)}}`);
 }
 
 /**
