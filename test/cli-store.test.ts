@@ -130,6 +130,16 @@ describe('agentctl store commands', () => {
     }
   });
 
+  it('a store path that is a file: one line and exit 2', async () => {
+    const file = join(dir, 'not-a-store');
+    await writeFile(file, 'hello');
+    for (const args of [['ls'], ['show', 'x'], ['rm', 'x']]) {
+      const result = await runCli([...args, '--store', file]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/is not a directory/);
+    }
+  });
+
   it('a command not built yet says so and exits 2', async () => {
     const result = await runCli(['ci', 'tapes']);
     expect(result.code).toBe(2);

@@ -80,6 +80,15 @@ describe('agentctl record', () => {
     expect(result.stderr).toMatch(/--base-url/);
   });
 
+  it('a --workspace that is a file exits 2 with one line', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'x');
+    const result = await runCli(['record', '--task', 'x', '--workspace', file, '--base-url', 'http://127.0.0.1:9/v1', '--store', join(dir, 'ws-file-store')], { env: noKey });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--workspace .* is not a directory/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('a bad config field exits 2 naming the field', async () => {
     const config = join(dir, 'bad.config.json');
     await writeFile(config, JSON.stringify({ limits: { maxSteps: 'ten' } }));

@@ -5,7 +5,7 @@
  * keys sort in order). LevelDB allows one process at a time, which gives `incomplete` for free: a
  * run still marked `recording` that this process did not start was left by a process that died.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
@@ -62,6 +62,9 @@ export class TapeStore {
   static async open(dir: string, options: OpenStoreOptions = {}): Promise<TapeStore> {
     const path = resolve(dir);
     const create = options.create ?? true;
+    if (existsSync(path) && !statSync(path).isDirectory()) {
+      throw new UsageError(`the store ${dir} is not a directory`, { hint: 'pass --store <dir> (or set AGENTCTL_STORE) to a directory' });
+    }
     if (!create && !TapeStore.exists(path)) {
       throw new NotFoundError(`no store at ${dir}`, { hint: 'record a run first (agentctl record), or pass --store <dir>' });
     }

@@ -7,6 +7,7 @@
  * and the use (TOCTOU). The workspace belongs to the agent; this guards against the model's
  * mistakes and path tricks, not against a hostile local process.
  */
+import { UsageError } from '../core/errors.js';
 import { lstat, mkdir, mkdtemp, readlink, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -21,7 +22,14 @@ const MAX_LINK_HOPS = 40;
  */
 export async function createWorkspace(dir?: string): Promise<string> {
   if (dir === undefined) return realpath(await mkdtemp(join(tmpdir(), 'agentctl-ws-')));
-  await mkdir(dir, { recursive: true });
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new UsageError(`--workspace ${dir} is not a directory`);
+    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`--workspace ${dir} cannot be created: permission denied`);
+    throw error;
+  }
   return realpath(dir);
 }
 

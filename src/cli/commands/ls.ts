@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { TapeStore } from '../../tape/tape-store.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import { clip, runOutcome, shortTime, table } from '../format.js';
@@ -7,7 +8,9 @@ import { withStore } from '../with-store.js';
 
 /** `agentctl ls`: runs newest first. A store that does not exist yet is an empty list, not created. */
 export async function runLs(options: GlobalOptions): Promise<void> {
-  const runs: RunMeta[] = TapeStore.exists(storeDir(options.store))
+  const dir = storeDir(options.store);
+  // No store yet → an empty list; a file where the store should be → open() says what is wrong.
+  const runs: RunMeta[] = TapeStore.exists(dir) || (existsSync(dir) && !statSync(dir).isDirectory())
     ? await withStore(options, { create: false }, async (store) => {
       const all: RunMeta[] = [];
       for await (const meta of store.listRuns()) all.push(meta);
