@@ -1,7 +1,7 @@
 /** End-to-end: the real binary on a real store, for the store commands and their errors. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,16 @@ describe('agentctl store commands', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/is not a directory/);
     }
+  });
+
+  it('export to a path it cannot write: one line and exit 2, and no stray file', async () => {
+    for (const target of [join(dir, 'missing-dir', 'x.tape.jsonl'), dir]) {
+      const result = await runCli(['export', runId, '-o', target, '--store', store]);
+      expect(result.code, target).toBe(2);
+      expect(result.stderr).toMatch(/cannot write/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a command not built yet says so and exits 2', async () => {

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
-import { NotFoundError, TapeFormatError } from '../core/errors.js';
+import { NotFoundError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
@@ -42,9 +42,23 @@ export async function writeTapeFile(path: string, meta: RunMeta, events: AsyncIt
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    const code = (error as { code?: string }).code;
+    const reason = code === undefined ? undefined : WRITE_ERRORS[code];
+    if (reason !== undefined) throw new UsageError(`cannot write ${path}: ${reason}`);
     throw error;
   }
 }
+
+/** File-system errors of a bad output path, as the user should read them. */
+const WRITE_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: 'its directory does not exist',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+};
 
 /** An opened tape file: its run meta, and its events streamed from disk on demand. */
 export interface TapeFile {
