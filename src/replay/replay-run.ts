@@ -63,7 +63,6 @@ export interface ReplayResult {
   exhaustedAt: number | null;
   stoppedByStrict: boolean;
   exitCode: number;
-  config: AgentConfig;
 }
 
 /** The config a replay runs with: the recorded one, or a replacement, then what-if overrides. */
@@ -194,7 +193,6 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     exhaustedAt: state.exhaustedAt,
     stoppedByStrict,
     exitCode,
-    config,
   };
 }
 

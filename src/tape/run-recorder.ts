@@ -34,11 +34,6 @@ export class RunRecorder {
     return this.meta.id;
   }
 
-  /** Events written so far. */
-  get count(): number {
-    return this.writer.count;
-  }
-
   /** Write one event; resolves once it is as durable as its type requires. */
   async write(event: RunEvent): Promise<void> {
     const safe = this.redact(event);
