@@ -1,28 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock, seededRandom } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
 import type { LlmCallOptions, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { OpenAiLlm } from '../llm/openai-llm.js';
-import { startMockLlm } from '../../test/support/mock-llm.js';
 import type { MockLlm } from '../../test/support/mock-llm.js';
 import { loadScenario } from '../../test/support/scenario.js';
-import type { Scenario, ScenarioStep } from '../../test/support/scenario.js';
+import type { ScenarioStep } from '../../test/support/scenario.js';
 import { backoffDelay, drainProviderCall, runProviderCall } from './provider-runner.js';
 import type { ProviderEvent, ProviderRunnerOptions } from './provider-runner.js';
+import { useMockLlms } from '../../test/support/mock-llm-pool.js';
 
 const API_KEY = 'sk-runner-SECRET-abcdef0123456789';
 
-const servers: MockLlm[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(scenario: Scenario | ScenarioStep[]): Promise<MockLlm> {
-  const server = await startMockLlm(scenario);
-  servers.push(server);
-  return server;
-}
+const serve = useMockLlms();
 
 function request(stream: boolean): LlmRequest {
   return { model: 'test-model', stream, messages: [{ role: 'user', content: 'hi' }] };

@@ -1,27 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
 import type { LlmChunk, LlmRequest } from '../core/llm.js';
-import { startMockLlm } from '../../test/support/mock-llm.js';
 import type { MockLlm } from '../../test/support/mock-llm.js';
 import type { ScenarioStep } from '../../test/support/scenario.js';
 import { OpenAiLlm } from './openai-llm.js';
 import type { OpenAiLlmOptions } from './openai-llm.js';
+import { useMockLlms } from '../../test/support/mock-llm-pool.js';
 
 const API_KEY = 'sk-test-DO-NOT-LEAK-0123456789abcdef';
 
-const servers: MockLlm[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(steps: ScenarioStep[]): Promise<MockLlm> {
-  const server = await startMockLlm(steps);
-  servers.push(server);
-  return server;
-}
+const serve = useMockLlms();
 
 function client(server: MockLlm, extra: Partial<OpenAiLlmOptions> = {}): OpenAiLlm {
   return new OpenAiLlm({ baseURL: server.baseURL, apiKey: API_KEY, clock: new ManualClock(), ...extra });

@@ -1,21 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import OpenAI from 'openai';
-import { startMockLlm } from './mock-llm.js';
 import type { MockLlm } from './mock-llm.js';
 import { loadScenario, parseScenario, SCENARIO_DIR } from './scenario.js';
-import type { Scenario, ScenarioStep } from './scenario.js';
+import { useMockLlms } from './mock-llm-pool.js';
 
-const servers: MockLlm[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(scenario: Scenario | ScenarioStep[]): Promise<MockLlm> {
-  const server = await startMockLlm(scenario);
-  servers.push(server);
-  return server;
-}
+const serve = useMockLlms();
 
 function post(server: MockLlm, body: unknown): Promise<Response> {
   return fetch(`${server.baseURL}/chat/completions`, {
