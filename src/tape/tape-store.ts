@@ -9,12 +9,16 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
+
 import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
+
+/** Run ids increase even for runs created in the same millisecond, so newest-first is exact. */
+const ulid = monotonicFactory();
 
 type Db = Level<string, unknown>;
 type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
