@@ -10,7 +10,6 @@ import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
 import { monotonicFactory } from 'ulid';
-
 import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
