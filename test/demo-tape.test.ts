@@ -53,7 +53,7 @@ describe('the demo tape', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/⊘ skip replay_control\/duplicate_success read_file: duplicate of the identical call that succeeded at step 1/);
     expect(result.stdout).toMatch(/✗ block loop_guard\/identical_call_block read_file: identical call 3 of 3/);
-    expect(result.stdout).toMatch(/✗ stuck repetition\/repetition read_file: the same tool calls 4 steps in a row/);
+    expect(result.stdout).toMatch(/∞ stuck repetition\/repetition read_file: the same tool calls 4 steps in a row/);
     expect(result.stdout).toMatch(/RUNNING → ERROR: repetition/);
     const closing = result.stdout.trim().split('\n').slice(-2);
     expect(closing[0]).toBe('reproduced: every event matches the tape');

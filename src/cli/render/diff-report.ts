@@ -3,6 +3,7 @@
  * ("steps 0–2  =  identical"); a differing step shows what each side did, stacked (A lines, then B
  * lines); the first differing step also shows its first differing event and field side by side.
  */
+import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import type { DecisionSummary, StepSummary } from '../../replay/run-diff-summary.js';
 import type { EventDifference, RunDiffSummary, StepDiff } from '../../replay/run-diff.js';
@@ -21,9 +22,6 @@ const ROUTINE_RULES = new Set([
   'within_budget',
 ]);
 
-const VERDICT_MARK: Record<string, string> = {
-  allow: '✓', continue: '✓', skip: '⊘', block: '✗', warn: '!', halt: '✗', stuck: '✗', recover: '↻',
-};
 
 /** The two header lines: what A and B are. */
 export function diffHeader(a: { label: string; meta: RunMeta }, b: { label: string; meta: RunMeta }): string[] {
@@ -108,7 +106,7 @@ function notable(decision: DecisionSummary): boolean {
 }
 
 function decisionText(d: DecisionSummary): string {
-  return `${VERDICT_MARK[d.verdict] ?? '?'} ${d.verdict} ${d.gate}/${d.rule}${d.tool === undefined ? '' : ` ${d.tool}`}: ${clip(d.reason, 80)}`;
+  return `${VERDICT_GLYPHS[d.verdict] ?? '?'} ${d.verdict} ${d.gate}/${d.rule}${d.tool === undefined ? '' : ` ${d.tool}`}: ${clip(d.reason, 80)}`;
 }
 
 function stateChain(states: StepSummary['states']): string {

@@ -4,18 +4,8 @@
  * checkpoints): the text stays a step log a person can read top to bottom.
  */
 import type { RunEvent } from '../../core/events.js';
+import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import { clip } from '../format.js';
-
-const VERDICT_MARK: Record<string, string> = {
-  allow: '✓',
-  continue: '✓',
-  skip: '⊘',
-  block: '✗',
-  warn: '!',
-  halt: '✗',
-  stuck: '✗',
-  recover: '↻',
-};
 
 export function eventLine(event: RunEvent): string | null {
   const at = `[${event.step}]`;
@@ -45,7 +35,7 @@ export function eventLine(event: RunEvent): string | null {
     case 'tool_call':
       return `${at}   call ${event.tool} ${clip(event.arguments, 80)}`;
     case 'guardrail':
-      return `${at}   ${VERDICT_MARK[event.verdict] ?? '?'} ${event.verdict} ${event.gate}/${event.rule}${event.tool === undefined ? '' : ` ${event.tool}`}: ${event.reason}`;
+      return `${at}   ${VERDICT_GLYPHS[event.verdict]} ${event.verdict} ${event.gate}/${event.rule}${event.tool === undefined ? '' : ` ${event.tool}`}: ${event.reason}`;
     case 'tool_result':
       return `${at}   ${event.status} ${event.tool}: ${clip(event.output, 80)}`;
     case 'budget':
