@@ -133,11 +133,18 @@ export interface WarningEvent extends EventBase {
 export interface DivergenceEvent extends EventBase {
   type: 'divergence';
   iteration: number;
-  kind: 'request' | 'event' | 'patched' | 'resync' | 'exhausted' | 'live' | 'tool_output';
+  /**
+   * `decision`: a guardrail decision (same gate, tool, call and key) came to another verdict or rule;
+   * reported also after the replay has left the tape, so a what-if shows every decision it changed.
+   */
+  kind: 'request' | 'event' | 'patched' | 'resync' | 'exhausted' | 'live' | 'tool_output' | 'decision';
   /** True when the divergence follows from a patch or a --set override. */
   expected: boolean;
   message: string;
-  /** For `request`: the first differing message and field, recorded vs replayed. */
+  /**
+   * Where the two differ, recorded vs replayed: for `request`, the first differing message and
+   * field; for `decision`, path `verdict` and a summary of each side (verdict, rule, counters, threshold).
+   */
   detail?: { path: string; recorded: unknown; replayed: unknown };
 }
 

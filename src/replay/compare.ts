@@ -3,22 +3,28 @@
  * timing (`t`, `durationMs`) and numbering (`seq`). It reports where the replay first departs from
  * the tape — for a request, the first differing message and field, recorded vs replayed — whether
  * that was expected (at or after a patch, or under a what-if override), and when a later request is
- * identical to the recorded one again ("back in sync").
+ * identical to the recorded one again ("back in sync"). A guardrail decision that came to another
+ * verdict or rule is reported as a `decision` divergence — the first one in place of the generic
+ * event difference, later ones (after the replay has left the tape) as it keeps pairing each
+ * replayed decision with the recorded one of the same step, gate, tool, call and key.
  */
-import type { DivergenceEvent, LlmRequestEvent, RunEvent } from '../core/events.js';
+import type { DivergenceEvent, GuardrailEvent, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage } from '../core/messages.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { applyDeltaInPlace } from '../agent/request-delta.js';
+import { decisionChange, decisionMatchKey, indexDecisions } from './decision-change.js';
 import { firstDifference, type Difference } from './first-difference.js';
 import { sameJson } from './same-json.js';
+import type { ReplayState } from './replay-state.js';
+import type { StepCursor } from './step-cursor.js';
 
 /** Timing and numbering: never part of what a replay must reproduce. */
 const TIMING = new Set(['seq', 't', 'durationMs']);
 /** Under a what-if, thresholds (and the reasons that quote them) change on purpose. */
 const WHAT_IF_GUARDRAIL = new Set([...TIMING, 'threshold', 'reason']);
 const WHAT_IF_START = new Set([...TIMING, 'config']);
-import type { ReplayState } from './replay-state.js';
-import type { StepCursor } from './step-cursor.js';
+/** Notes about the replay's course, not departures from the tape: never the first divergence. */
+const NOT_FIRST: ReadonlySet<DivergenceEvent['kind']> = new Set(['resync', 'exhausted', 'live']);
 
 export type DivergenceInput = Omit<DivergenceEvent, 'seq' | 't'>;
 
@@ -49,6 +55,12 @@ export class ReplayComparator {
   backInSyncAt: number | null = null;
   /** Every divergence reported, in order. */
   readonly all: DivergenceInput[] = [];
+  /** Guardrail decisions whose verdict or rule changed, the first divergence included if it was one. */
+  decisionChanges = 0;
+  /** How many decisions of each match key the replay has made in the current step. */
+  private readonly decisionsSeen = new Map<string, number>();
+  /** The current step's recorded decisions by match key; built once, when first needed. */
+  private recordedDecisions: Map<string, GuardrailEvent[]> | null = null;
 
   constructor(private readonly options: CompareOptions) {}
 
@@ -60,8 +72,13 @@ export class ReplayComparator {
       if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
       this.step = event.step;
       this.position = 0;
+      this.decisionsSeen.clear();
+      this.recordedDecisions = null;
     }
     const recorded = await this.recordedEvents(event.step);
+    // Counted in sync too: the replay may leave the tape mid-step, and a decision after that point
+    // pairs with the recorded one by how many of its kind came before it in the step.
+    const nth = event.type === 'guardrail' ? this.countDecision(event) : -1;
     if (event.type === 'llm_request') {
       applyDeltaInPlace(this.replayedMessages, event);
       this.trackRecordedRequest(recorded, event.step);
@@ -79,6 +96,10 @@ export class ReplayComparator {
 
     if (this.beyondTape) return out;
     if (!this.inSync) {
+      if (event.type === 'guardrail') {
+        this.compareDecision(out, event, nth, recorded);
+        return out;
+      }
       const match = event.type === 'llm_request' ? recorded.findIndex((e) => e.type === 'llm_request' && e.hash === event.hash) : -1;
       if (match >= 0) {
         this.inSync = true;
@@ -108,6 +129,11 @@ export class ReplayComparator {
       return out;
     }
     if (sameJson(expected, event, this.ignored(event))) return out;
+    const change = expected.type === 'guardrail' && event.type === 'guardrail' ? decisionChange(expected, event) : null;
+    if (change !== null) {
+      this.diverge(out, event, 'decision', change.message, change.detail);
+      return out;
+    }
     const detail = firstDifference(this.normalize(expected), this.normalize(event));
     if (detail !== null && event.type === 'llm_response' && expected.type === 'llm_response' && this.options.patched.has(event.step)) {
       // Show what the model said, not the finish reason that follows from it.
@@ -173,10 +199,39 @@ export class ReplayComparator {
   }
 
   private push(out: DivergenceInput[], input: Omit<DivergenceInput, 'type' | 'step'>, event: RunEvent | null, step = event?.step ?? this.step): void {
-    const divergence: DivergenceInput = { type: 'divergence', step, ...input };
-    if (divergence.kind !== 'resync' && divergence.kind !== 'exhausted' && divergence.kind !== 'live') this.first ??= divergence;
+    this.emit(out, { type: 'divergence', step, ...input }, true);
+  }
+
+  /** Report a divergence; `mayBeFirst` is false for those found only after the replay left the tape. */
+  private emit(out: DivergenceInput[], divergence: DivergenceInput, mayBeFirst: boolean): void {
+    if (mayBeFirst && !NOT_FIRST.has(divergence.kind)) this.first ??= divergence;
+    if (divergence.kind === 'decision') this.decisionChanges++;
     this.all.push(divergence);
     out.push(divergence);
+  }
+
+  /** Count a replayed decision; returns how many of its match key came before it in the step. */
+  private countDecision(event: GuardrailEvent): number {
+    const key = decisionMatchKey(event);
+    const nth = this.decisionsSeen.get(key) ?? 0;
+    this.decisionsSeen.set(key, nth + 1);
+    return nth;
+  }
+
+  /**
+   * Out of sync, events no longer line up by position, but a decision still has its recorded
+   * counterpart (same match key, same rank in the step): report it if its verdict or rule changed.
+   * Such reports leave `first` and the way back into sync alone.
+   */
+  private compareDecision(out: DivergenceInput[], event: GuardrailEvent, nth: number, recorded: readonly RunEvent[]): void {
+    this.recordedDecisions ??= indexDecisions(recorded);
+    const counterpart = this.recordedDecisions.get(decisionMatchKey(event))?.[nth];
+    const change = counterpart === undefined ? null : decisionChange(counterpart, event);
+    if (change === null) return;
+    const divergence: DivergenceInput = {
+      type: 'divergence', step: event.step, kind: 'decision', iteration: event.step, expected: this.isExpected(event.step), message: change.message, detail: change.detail,
+    };
+    this.emit(out, divergence, false);
   }
 
   private isExpected(step: number): boolean {

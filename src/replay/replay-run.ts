@@ -59,6 +59,8 @@ export interface ReplayResult {
   /** True when the first divergence was not expected (no patch or override explains it). */
   unexpected: boolean;
   backInSyncAt: number | null;
+  /** Guardrail decisions that came to another verdict or rule than on the tape (`decision` divergences). */
+  decisionChanges: number;
   liveCalls: number;
   exhaustedAt: number | null;
   stoppedByStrict: boolean;
@@ -189,6 +191,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     firstDivergence: first,
     unexpected,
     backInSyncAt: comparator.backInSyncAt,
+    decisionChanges: comparator.decisionChanges,
     liveCalls: state.liveCalls,
     exhaustedAt: state.exhaustedAt,
     stoppedByStrict,

@@ -153,7 +153,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('divergence'),
     iteration: nonNegInt,
-    kind: z.enum(['request', 'event', 'patched', 'resync', 'exhausted', 'live', 'tool_output']),
+    kind: z.enum(['request', 'event', 'patched', 'resync', 'exhausted', 'live', 'tool_output', 'decision']),
     expected: z.boolean(),
     message: z.string(),
     detail: z.strictObject({ path: z.string(), recorded: z.unknown(), replayed: z.unknown() }).optional(),
