@@ -16,6 +16,7 @@ import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const DEMO_TAPE = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 const noModel = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
 let dir: string;
 let config: string;
@@ -199,6 +200,28 @@ describe('record → replay', () => {
     expect(summaryOf(result)).toMatchObject({ state: 'MAX_STEPS', verdict: 'diverged', firstDivergence: { expected: true } });
     const bad = await runCli(['replay', 'run', '--store', store, '--set', 'limits.maxSteps'], { env: noModel });
     expect(bad.code).toBe(2);
+  });
+
+  it('a what-if names the guardrail decision it changed: verdict and counter, recorded → now', async () => {
+    const whatIf = ['replay', DEMO_TAPE, '--no-save', '--set', 'guardrails.identicalCallBlock=2'];
+    const env = { ...noModel, AGENTCTL_STORE: undefined };
+    const text = await runCli(whatIf, { cwd: dir, env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('diverged as expected at step 2: read_file loop_guard decision changed: recorded allow (2 of 3) → now block (2 of 2)\n');
+    expect(text.stdout).toContain('  recorded: allow (2 of 3) → now: block (2 of 2)\n  rule: identical_call → identical_call_block\n');
+    const json = await runCli([...whatIf, '--json'], { cwd: dir, env });
+    const decisions = eventsOf(json).filter((e) => e.type === 'divergence' && e.kind === 'decision');
+    expect(decisions).toEqual([
+      expect.objectContaining({
+        step: 2, expected: true,
+        detail: {
+          path: 'verdict',
+          recorded: { verdict: 'allow', rule: 'identical_call', counters: { attempts: 2 }, threshold: 3 },
+          replayed: { verdict: 'block', rule: 'identical_call_block', counters: { attempts: 2 }, threshold: 2 },
+        },
+      }),
+    ]);
+    expect(summaryOf(json)).toMatchObject({ verdict: 'diverged', firstDivergence: { step: 2, kind: 'decision', expected: true } });
   });
 
   it('tools: recorded by default; live reruns safe tools and reports changed output; side effects need --allow-side-effects', async () => {

@@ -1,4 +1,6 @@
 /** The closing report of a replay: the verdict, and the first divergence side by side. */
+import type { DivergenceInput } from '../../replay/compare.js';
+import { describeDecision, type DecisionSummary } from '../../replay/decision-change.js';
 import type { ReplayResult } from '../../replay/replay-run.js';
 import { clip } from '../format.js';
 
@@ -12,18 +14,43 @@ export function replayReport(result: ReplayResult, runId: string | null): string
   }
   if (first !== null) {
     lines.push(`${first.expected ? 'diverged as expected' : 'diverged unexpectedly'} at step ${first.step}: ${first.message}`);
-    if (first.detail !== undefined) {
+    const decision = first.kind === 'decision' ? decisionLines(first) : null;
+    if (decision !== null) {
+      lines.push(...decision);
+    } else if (first.detail !== undefined) {
       lines.push(`  ${first.detail.path}`);
       lines.push(`    recorded: ${show(first.detail.recorded)}`);
       lines.push(`    replayed: ${show(first.detail.replayed)}`);
     }
     if (result.backInSyncAt !== null) lines.push(`back in sync at step ${result.backInSyncAt}`);
   }
+  // Later changed decisions are in the event stream; the count says whether to look for them.
+  const later = result.decisionChanges - (first?.kind === 'decision' ? 1 : 0);
+  if (later > 0) lines.push(`${result.decisionChanges} guardrail decision(s) changed in all`);
   if (result.liveCalls > 0 && result.verdict !== 'reproduced') lines.push(`${result.liveCalls} model call(s) went live`);
   if (result.stoppedByStrict) lines.push('stopped: --strict stops at the first unexpected divergence');
   const end = result.state === null ? 'no final state' : `final state ${result.state}`;
   lines.push(`${end}; exit ${result.exitCode}${runId === null ? '' : `; saved as run ${runId}`}`);
   return lines;
+}
+
+/**
+ * A changed decision as a person reads it: `recorded: allow (2 of 3) → now: block (2 of 2)`, then
+ * the rules when they differ. Null when the detail is not a pair of decision summaries.
+ */
+function decisionLines(divergence: DivergenceInput): string[] | null {
+  const recorded = divergence.detail?.recorded;
+  const replayed = divergence.detail?.replayed;
+  if (!isSummary(recorded) || !isSummary(replayed)) return null;
+  const lines = [`  recorded: ${describeDecision(recorded)} → now: ${describeDecision(replayed)}`];
+  if (recorded.rule !== replayed.rule) lines.push(`  rule: ${recorded.rule} → ${replayed.rule}`);
+  return lines;
+}
+
+function isSummary(value: unknown): value is DecisionSummary {
+  if (value === null || typeof value !== 'object') return false;
+  const summary = value as Partial<DecisionSummary>;
+  return typeof summary.verdict === 'string' && typeof summary.rule === 'string' && summary.counters !== null && typeof summary.counters === 'object';
 }
 
 function show(value: unknown): string {
