@@ -25,8 +25,8 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version')
     .option('--store <dir>', 'tape store directory (default: $AGENTCTL_STORE or ./.agentctl/store)')
     .option('--json', 'machine-readable output (NDJSON events, then a summary line)')
-    .option('--tui', 'show the interactive terminal UI (not built yet)')
-    .option('--no-tui', 'plain text output, one line per event (the default)')
+    .option('--tui', 'show the terminal UI (the default for record, replay and view on a terminal, outside CI)')
+    .option('--no-tui', 'plain text output, one line per event')
     .option('-q, --quiet', 'print only the final result')
     .showHelpAfterError('(run agentctl --help for usage)')
     .exitOverride();
@@ -70,6 +70,15 @@ export function buildProgram(): Command {
     .action(async (run: string, _opts: unknown, command: Command) => {
       const { runReplay } = await import('./commands/replay.js');
       await runReplay(run, options(command));
+    });
+
+  program
+    .command('view')
+    .description('show a recorded run or a tape file step by step in the terminal UI, without replaying it')
+    .argument('<run>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .action(async (run: string, _opts: unknown, command: Command) => {
+      const { runView } = await import('./commands/view.js');
+      await runView(run, options(command));
     });
 
   program

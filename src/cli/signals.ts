@@ -1,17 +1,20 @@
 /**
  * Ctrl-C: the first SIGINT asks the run to stop (the loop ends as CANCELLED and the tape is closed
- * cleanly); a second one exits at once with 130.
+ * cleanly); a second one exits at once with 130. The terminal UI reads Ctrl-C as a key (the terminal
+ * is in raw mode, so no signal comes) and calls `cancel()`, which does the same.
  */
-export function abortOnSigint(): { signal: AbortSignal; dispose: () => void } {
+export function abortOnSigint(): { signal: AbortSignal; cancel: () => void; dispose: () => void } {
   const controller = new AbortController();
-  const onSigint = (): void => {
+  const cancel = (quiet = false): void => {
     if (controller.signal.aborted) {
-      process.stderr.write('agentctl: interrupted again, exiting\n');
+      if (!quiet) process.stderr.write('agentctl: interrupted again, exiting\n');
       process.exit(130);
     }
-    process.stderr.write('agentctl: stopping (Ctrl-C again to exit at once)\n');
+    if (!quiet) process.stderr.write('agentctl: stopping (Ctrl-C again to exit at once)\n');
     controller.abort(new Error('cancelled by the user'));
   };
+  const onSigint = (): void => cancel();
   process.on('SIGINT', onSigint);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSigint) };
+  // From the UI: its own screen says what is happening; a write to stderr would tear it.
+  return { signal: controller.signal, cancel: () => cancel(true), dispose: () => process.off('SIGINT', onSigint) };
 }

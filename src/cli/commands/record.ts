@@ -10,9 +10,9 @@ import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
 import { createRedactor, secretsFromEnv } from '../../core/redact.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
+import { displayKind, openDisplay, type Display } from '../display.js';
 import type { GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
-import { jsonReporter, textReporter } from '../render/reporter.js';
 import { abortOnSigint } from '../signals.js';
 import { terminalInput } from '../terminal-input.js';
 import { withStore } from '../with-store.js';
@@ -32,8 +32,8 @@ export interface RecordOptions extends GlobalOptions {
 }
 
 export async function runRecord(options: RecordOptions, configWasGiven: boolean): Promise<void> {
-  if (options.tui === true) throw new UsageError('the terminal UI is not available in this version yet', { hint: 'drop --tui' });
   const config = await effectiveConfig(options, configWasGiven);
+  const kind = displayKind(options, { interactive: config.interactive });
   const endpoint = modelEndpoint(options.baseUrl, process.env);
   let redact;
   try {
@@ -43,7 +43,6 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
   }
   const sigint = abortOnSigint();
   const input = config.interactive ? terminalInput() : undefined;
-  const reporter = options.json ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
   try {
     const prepared = await prepareRun({
       task: options.task,
@@ -71,9 +70,15 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
         },
         redact,
       );
-      if (!options.json && !options.quiet) process.stderr.write(`recording run ${recorder.runId} (workspace ${prepared.workspace})\n`);
+      if (kind === 'text' && !options.quiet) process.stderr.write(`recording run ${recorder.runId} (workspace ${prepared.workspace})\n`);
       let result: LoopResult | undefined;
+      let display: Display | undefined;
       try {
+        display = await openDisplay(kind, options, {
+          session: { mode: 'recording', runId: recorder.runId, ...(options.name === undefined ? {} : { name: options.name }) },
+          redact,
+          onCancel: sigint.cancel,
+        });
         const loop = runLoop({ task: options.task, config }, prepared.deps);
         for (let next = await loop.next(); ; next = await loop.next()) {
           if (next.done) {
@@ -82,13 +87,16 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
           }
           // Written (durably, for responses) before the loop is resumed to act on the event.
           await recorder.write(next.value);
-          reporter.event(next.value);
+          display.event(next.value);
         }
+      } catch (error) {
+        await display?.dispose();
+        throw error;
       } finally {
         await recorder.finish(result === undefined ? null : { finalState: result.state, totals: result.totals });
       }
-      reporter.summary({ runId: recorder.runId, state: result.state, steps: result.totals.steps, exitCode: result.exitCode });
       process.exitCode = result.exitCode;
+      await display.finish({ runId: recorder.runId, state: result.state, steps: result.totals.steps, exitCode: result.exitCode });
     });
   } finally {
     sigint.dispose();

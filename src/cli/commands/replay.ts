@@ -15,10 +15,10 @@ import { openTapeSource } from '../../replay/tape-source.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import { TapeStore } from '../../tape/tape-store.js';
-import { out, type GlobalOptions } from '../io.js';
+import { displayKind, openDisplay, type Display } from '../display.js';
+import type { GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
 import { replayReport } from '../render/replay-report.js';
-import { jsonReporter, textReporter } from '../render/reporter.js';
 import { abortOnSigint } from '../signals.js';
 import { storeDir } from '../store-dir.js';
 
@@ -38,7 +38,7 @@ export interface ReplayCommandOptions extends GlobalOptions {
 }
 
 export async function runReplay(ref: string, options: ReplayCommandOptions): Promise<void> {
-  if (options.tui === true) throw new UsageError('the terminal UI is not available in this version yet', { hint: 'drop --tui' });
+  const kind = displayKind(options);
   const patches = parsePatches(options.patch ?? []);
   const speed = options.speed === undefined ? undefined : Number(options.speed);
   if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a number above 0, got '${options.speed}'`);
@@ -74,10 +74,21 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
 
     // Saving: the first event tells us the effective config; the recorder starts lazily.
     const redact = createRedactor({ secrets: secretsFromEnv(process.env) });
-    const reporter = options.json ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
     let recorder: RunRecorder | undefined;
     let result: ReplayResult | undefined;
+    let display: Display | undefined;
     try {
+      display = await openDisplay(kind, options, {
+        session: {
+          mode: (options.set?.length ?? 0) > 0 ? 'what-if' : 'replaying',
+          runId: source.meta.id,
+          ...(source.meta.name === undefined ? {} : { name: source.meta.name }),
+          ...(source.label === source.meta.id ? {} : { source: source.label }),
+          patched: [...patches.keys()],
+        },
+        redact,
+        onCancel: sigint.cancel,
+      });
       for (let next = await replay.next(); ; next = await replay.next()) {
         if (next.done) {
           result = next.value;
@@ -100,29 +111,29 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
           );
         }
         await recorder?.write(event);
-        reporter.event(event);
+        display.event(event);
       }
+    } catch (error) {
+      await display?.dispose();
+      throw error;
     } finally {
       await recorder?.finish(result?.state == null || result.totals === null ? null : { finalState: result.state, totals: result.totals });
     }
 
     const runId = recorder?.runId ?? null;
-    if (options.json) {
-      reporter.summary({
-        runId,
-        state: result.state ?? 'STOPPED',
-        steps: result.totals?.steps ?? 0,
-        exitCode: result.exitCode,
-        verdict: result.verdict,
-        firstDivergence: result.firstDivergence === null ? null : { ...result.firstDivergence },
-        liveCalls: result.liveCalls,
-        backInSyncAt: result.backInSyncAt,
-        parentId: source.meta.id,
-      });
-    } else {
-      for (const line of replayReport(result, runId)) out(redact(line));
-    }
     process.exitCode = result.exitCode;
+    const summary = {
+      runId,
+      state: result.state ?? 'STOPPED',
+      steps: result.totals?.steps ?? 0,
+      exitCode: result.exitCode,
+      verdict: result.verdict,
+      firstDivergence: result.firstDivergence === null ? null : { ...result.firstDivergence },
+      liveCalls: result.liveCalls,
+      backInSyncAt: result.backInSyncAt,
+      parentId: source.meta.id,
+    };
+    await display.finish(summary, replayReport(result, runId));
   } finally {
     sigint.dispose();
     await store?.close();

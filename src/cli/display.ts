@@ -1,0 +1,89 @@
+/**
+ * Where a command shows its run: the terminal UI, or lines (text or NDJSON). Both take the same
+ * RunEvent stream and the same ending; the UI then waits for the user to quit, and the closing
+ * lines are printed either way (after the UI, they stay in the terminal's scrollback).
+ */
+import type { RunEvent } from '../core/events.js';
+import { UsageError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import type { SessionInfo } from '../tui/index.js';
+import { out, type GlobalOptions } from './io.js';
+import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
+
+export interface Display {
+  event(event: RunEvent): void;
+  /**
+   * The command is done. `report` are the closing lines for people (text and UI); without them the
+   * text reporter prints its one-line summary. With the UI this waits until the user quits.
+   */
+  finish(summary: Summary, report?: readonly string[]): Promise<void>;
+  /** The command failed: take the UI down (terminal restored) before the error is printed. */
+  dispose(): Promise<void>;
+}
+
+export interface DisplayContext {
+  session: SessionInfo;
+  redact: Redactor;
+  /** What Ctrl-C and `q` do while the run is live in the UI. */
+  onCancel: () => void;
+}
+
+export type DisplayKind = 'tui' | 'json' | 'text';
+
+export interface Terminal {
+  stdinTTY: boolean;
+  stdoutTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+const processTerminal = (): Terminal => ({ stdinTTY: process.stdin.isTTY === true, stdoutTTY: process.stdout.isTTY === true, env: process.env });
+
+/**
+ * How a command shows its run. The UI: forced by `--tui` (a terminal is needed), never with
+ * `--no-tui`; by default when standard input and output are terminals, outside CI, and neither
+ * --json nor --quiet is given. Called before any work starts, so a bad combination costs nothing.
+ */
+export function displayKind(options: GlobalOptions, limits: { interactive?: boolean } = {}, io: Terminal = processTerminal()): DisplayKind {
+  const tty = io.stdinTTY && io.stdoutTTY;
+  if (options.tui === true) {
+    if (options.json) throw new UsageError('--tui and --json cannot be used together');
+    if (!tty) throw new UsageError('--tui needs a terminal: standard input and output are not both TTYs', { hint: 'drop --tui (output is one line per event), or use --json' });
+    if (limits.interactive) throw new UsageError('the terminal UI does not take interactive input', { hint: 'drop --tui: an interactive session reads each message as a line' });
+    return 'tui';
+  }
+  if (options.json) return 'json';
+  if (options.tui === false || options.quiet || limits.interactive) return 'text';
+  return tty && !inCi(io.env) ? 'tui' : 'text';
+}
+
+function inCi(env: NodeJS.ProcessEnv): boolean {
+  const set = (key: string): boolean => env[key] !== undefined && env[key] !== '0' && env[key] !== 'false';
+  return set('CI') || set('CONTINUOUS_INTEGRATION');
+}
+
+export async function openDisplay(kind: DisplayKind, options: GlobalOptions, context: DisplayContext): Promise<Display> {
+  const tui = kind === 'tui' ? await (await import('../tui/index.js')).openTui({ session: context.session, onCancel: context.onCancel }) : null;
+  const { redact } = context;
+  if (tui !== null) {
+    return {
+      // The UI shows what the reporters print: redacted text only.
+      event: (event) => tui.event(redact(event)),
+      finish: async (summary, report) => {
+        const lines = (report ?? [`${summary.state}: ${summary.steps} steps, exit ${summary.exitCode}`]).map(redact);
+        tui.end({ exitCode: summary.exitCode, ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }), report: lines });
+        await tui.closed;
+        for (const line of lines) out(line);
+      },
+      dispose: () => tui.close(),
+    };
+  }
+  const reporter = kind === 'json' ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
+  return {
+    event: (event) => reporter.event(event),
+    finish: async (summary, report) => {
+      if (kind === 'json' || report === undefined) reporter.summary(summary);
+      else for (const line of report) out(redact(line));
+    },
+    dispose: async () => undefined,
+  };
+}

@@ -1,0 +1,26 @@
+import { useInput } from 'ink';
+import type { Dispatch } from 'react';
+import { actionFor, type KeyAction } from '../state/keymap.js';
+import type { TuiAction } from '../state/tui-state.js';
+
+/**
+ * Key presses → reducer actions, through the key table. While a search is typed, keys are text
+ * (Enter searches, Esc cancels, Backspace erases). `onAction` sees each action first (quit and
+ * interrupt have effects outside the UI state).
+ */
+export function useKeyActions(editing: boolean, dispatch: Dispatch<TuiAction>, onAction: (action: KeyAction) => void): void {
+  useInput((input, key) => {
+    if (editing) {
+      if (key.ctrl && input === 'c') onAction('interrupt');
+      else if (key.return) dispatch({ type: 'searchSubmit' });
+      else if (key.escape) dispatch({ type: 'searchCancel' });
+      else if (key.backspace || key.delete) dispatch({ type: 'searchErase' });
+      else if (input !== '' && !key.ctrl && !key.meta && !key.tab) dispatch({ type: 'searchType', text: input });
+      return;
+    }
+    const action = actionFor(input, key);
+    if (action === null) return;
+    onAction(action);
+    dispatch({ type: 'key', action });
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * The terminal UI, as the commands see it. Nothing here imports Ink or React: they are loaded by
+ * `openTui` only, so every path without the UI (`--help`, `ls`, `--json`, pipes) never loads them.
+ */
+import type { RunEvent } from '../core/events.js';
+import { RunFeed } from './run-feed.js';
+import type { mountTui as MountTui } from './run-tui.js';
+import type { RunEnding, SessionInfo } from './state/run-model.js';
+import { colorDisabled } from './theme.js';
+
+export type { RunEnding, SessionInfo, TuiMode } from './state/run-model.js';
+
+export interface OpenTuiOptions {
+  session: SessionInfo;
+  /** Called when the user quits (or presses Ctrl-C) while the run is live. */
+  onCancel: () => void;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Tui {
+  event(event: RunEvent): void;
+  /** The command is done: the UI shows the ending until the user quits. */
+  end(ending: RunEnding): void;
+  /** Resolves once the user has quit and the terminal is restored; rejects if the UI failed. */
+  closed: Promise<void>;
+  /** Take the UI down now (the command failed) and restore the terminal. */
+  close(): Promise<void>;
+}
+
+// The alternate screen: the UI draws on its own page and the user's scrollback comes back intact.
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+
+export async function openTui(options: OpenTuiOptions): Promise<Tui> {
+  const stdout = options.stdout ?? process.stdout;
+  const stdin = options.stdin ?? process.stdin;
+  const env = options.env ?? process.env;
+  const color = !colorDisabled(env, stdout);
+  if (!color) {
+    // chalk (Ink's colours) does not look at NO_COLOR itself.
+    const { default: chalk } = await import('chalk');
+    chalk.level = 0;
+  }
+  const mountTui = await loadInk(env);
+  const feed = new RunFeed();
+  let onScreen = true;
+  const leave = (): void => {
+    if (!onScreen) return;
+    onScreen = false;
+    stdout.write(LEAVE_ALT_SCREEN);
+  };
+  process.once('exit', leave);
+  stdout.write(ENTER_ALT_SCREEN);
+  const mounted = mountTui({ feed, session: options.session, color, onCancel: options.onCancel, stdin, stdout });
+  const closed = mounted.closed.finally(() => {
+    leave();
+    process.off('exit', leave);
+  });
+  // The caller awaits `closed` when the command is done; until then a failure must not go unhandled.
+  closed.catch(() => undefined);
+  return {
+    event: (event) => feed.push(event),
+    end: (ending) => feed.end(ending),
+    closed,
+    close: async () => {
+      mounted.unmount();
+      await closed.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Ink decides once, when it is first imported, whether it runs under CI (then it draws only at
+ * exit). The UI is opened under CI only when the user asked for it with --tui, so it must draw.
+ */
+async function loadInk(env: NodeJS.ProcessEnv): Promise<typeof MountTui> {
+  const saved = { CI: env.CI, CONTINUOUS_INTEGRATION: env.CONTINUOUS_INTEGRATION };
+  delete env.CI;
+  delete env.CONTINUOUS_INTEGRATION;
+  try {
+    return (await import('./run-tui.js')).mountTui;
+  } finally {
+    for (const [key, value] of Object.entries(saved)) if (value !== undefined) env[key] = value;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Which timeline rows a verdict filter keeps, and text search over a step's events. Both are pure
+ * and read the rows as they are (no per-row text is cached: memory stays bounded by the events).
+ */
+import type { RunEvent } from '../../core/events.js';
+import type { StepRow } from './step-row.js';
+
+/** The `f` key cycles through these, in order. */
+export const FILTERS = ['all', 'decisions', 'blocks', 'divergences'] as const;
+export type Filter = (typeof FILTERS)[number];
+
+export const FILTER_LABELS: Readonly<Record<Filter, string>> = {
+  all: 'all steps',
+  decisions: 'decisions other than allow',
+  blocks: 'blocks and skips',
+  divergences: 'divergences',
+};
+
+export function nextFilter(filter: Filter): Filter {
+  return FILTERS[(FILTERS.indexOf(filter) + 1) % FILTERS.length] ?? 'all';
+}
+
+export function rowPasses(row: StepRow, filter: Filter): boolean {
+  switch (filter) {
+    case 'all':
+      return true;
+    case 'decisions':
+      for (const verdict of row.verdicts) if (verdict !== 'allow' && verdict !== 'continue') return true;
+      return row.changedDecisions > 0;
+    case 'blocks':
+      return row.verdicts.has('block') || row.verdicts.has('skip');
+    case 'divergences':
+      return row.divergence !== 'none' || row.changedDecisions > 0;
+  }
+}
+
+/** Indices (into `rows`) of the rows the filter keeps, in order. */
+export function visibleRows(rows: readonly StepRow[], filter: Filter): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < rows.length; i++) if (rowPasses(rows[i] as StepRow, filter)) out.push(i);
+  return out;
+}
+
+/** A case-insensitive matcher for the text a user typed after `/`; null for an empty query. */
+export function searchPattern(query: string): RegExp | null {
+  const text = query.trim();
+  if (text === '') return null;
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+}
+
+/** True when any text of the step — answers, messages, tool arguments and outputs, reasons — matches. */
+export function rowMatches(row: StepRow, pattern: RegExp): boolean {
+  if (pattern.test(row.action)) return true;
+  for (const event of row.events) if (eventMatches(event, pattern)) return true;
+  return false;
+}
+
+function eventMatches(event: RunEvent, pattern: RegExp): boolean {
+  switch (event.type) {
+    case 'user_message':
+    case 'warning':
+      return pattern.test('content' in event ? event.content : event.message);
+    case 'llm_request':
+      return event.append.some((m) => m.content !== null && pattern.test(m.content));
+    case 'llm_response': {
+      const { message } = event.response;
+      if (message.content !== null && pattern.test(message.content)) return true;
+      return (message.tool_calls ?? []).some((c) => pattern.test(c.function.name) || pattern.test(c.function.arguments));
+    }
+    case 'llm_error':
+      return pattern.test(event.message);
+    case 'tool_call':
+      return pattern.test(event.tool) || pattern.test(event.arguments);
+    case 'tool_result':
+      return pattern.test(event.output);
+    case 'guardrail':
+      return pattern.test(event.reason) || pattern.test(event.rule) || pattern.test(event.verdict);
+    case 'divergence':
+      return pattern.test(event.message);
+    case 'state':
+      return pattern.test(event.reason) || pattern.test(event.to);
+    case 'run_end':
+      return pattern.test(event.reason);
+    default:
+      return false;
+  }
+}

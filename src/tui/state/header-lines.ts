@@ -1,0 +1,88 @@
+/**
+ * The header's four lines as text: who and what (run, name, model, mode, state), the task, where
+ * the selection is with usage against the budgets and the replay's running verdict, and a status
+ * line (what the run is waiting for, or how it ended and the exit code `q` will return).
+ */
+import type { Tone } from './detail-lines.js';
+import { runningVerdict, type RunModel, type TuiMode } from './run-model.js';
+
+export interface HeaderLine {
+  text: string;
+  tone: Tone;
+}
+
+const MODE_LABELS: Readonly<Record<TuiMode, string>> = {
+  recording: 'RECORDING',
+  replaying: 'REPLAYING',
+  viewing: 'VIEWING',
+  'what-if': 'WHAT-IF',
+};
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+export interface HeaderContext {
+  /** Index of the selected row, -1 for none. */
+  selected: number;
+  /** Milliseconds the current wait has lasted (live runs). */
+  waitedMs: number;
+  quitting: boolean;
+}
+
+export function headerLines(model: RunModel, context: HeaderContext): HeaderLine[] {
+  const { session, start } = model;
+  const id = session.runId === null ? '' : ` run ${session.runId.slice(0, 10)}`;
+  const name = session.name === undefined ? '' : ` “${session.name}”`;
+  const from = session.source === undefined ? '' : ` of ${session.source}`;
+  const modelName = start === null ? '' : ` · ${start.model}`;
+  const state = model.state === null ? '' : ` · ${model.state}`;
+  const first: HeaderLine = { text: `agentctl ${MODE_LABELS[session.mode]}${id}${name}${from}${modelName}${state}`, tone: 'heading' };
+  const task: HeaderLine = { text: `task: ${start?.task ?? '…'}`, tone: 'normal' };
+
+  const parts: string[] = [];
+  const row = model.rows[context.selected];
+  parts.push(row === undefined ? 'no steps yet' : `step ${row.step} (${context.selected + 1} of ${model.rows.length})`);
+  parts.push(usage(model));
+  const verdict = runningVerdict(model);
+  if (verdict !== null) parts.push(verdict);
+  const near = model.budget?.nearBudget === true;
+  const progress: HeaderLine = { text: parts.join(' · ') + (near ? ' · ! near budget' : ''), tone: near ? 'warn' : model.firstDivergence !== null && !model.firstDivergence.expected ? 'unexpected' : 'normal' };
+
+  return [first, task, progress, status(model, context)];
+}
+
+function status(model: RunModel, context: HeaderContext): HeaderLine {
+  const { ending, end } = model;
+  if (ending !== null) {
+    const how = end === null ? 'stopped before the run ended' : `ended ${end.state}: ${end.reason}`;
+    const verdict = ending.verdict === undefined ? '' : ` · ${ending.verdict}`;
+    return { text: `${how}${verdict} · exit ${ending.exitCode} · q quits`, tone: ending.exitCode === 0 ? 'allow' : 'error' };
+  }
+  if (context.quitting) return { text: 'stopping the run…', tone: 'warn' };
+  const spin = SPINNER[Math.floor(context.waitedMs / 100) % SPINNER.length] ?? '';
+  const waited = `${(context.waitedMs / 1000).toFixed(1)} s`;
+  const waiting = model.waiting;
+  if (waiting?.for === 'model') return { text: `${spin} waiting for the model · ${waited}`, tone: 'dim' };
+  if (waiting?.for === 'tool') return { text: `${spin} running ${waiting.tool} · ${waited}`, tone: 'dim' };
+  if (waiting?.for === 'input') return { text: 'waiting for the next message', tone: 'dim' };
+  return { text: model.state === null ? 'starting…' : `${model.state}: ${model.stateReason}`, tone: 'dim' };
+}
+
+/** `tokens 588/1,000 [██████░░░░] · $0.0123/$0.50 [█░░░░░░░░░]`; a bar only when a budget is set. */
+function usage(model: RunModel): string {
+  const limits = (model.start?.config.limits ?? {}) as { tokenBudget?: number; costLimit?: number };
+  const tokens = model.budget === null ? 0 : model.budget.inputTokens + model.budget.outputTokens;
+  const cost = model.budget?.cost ?? 0;
+  const tokenText = limits.tokenBudget !== undefined && limits.tokenBudget > 0
+    ? `tokens ${tokens}/${limits.tokenBudget} ${bar(tokens / limits.tokenBudget)}`
+    : `tokens ${tokens}`;
+  const costText = limits.costLimit !== undefined && limits.costLimit > 0
+    ? `$${cost.toFixed(4)}/$${limits.costLimit} ${bar(cost / limits.costLimit)}`
+    : `$${cost.toFixed(4)}`;
+  return `${tokenText} · ${costText}`;
+}
+
+/** A ten-cell bar: filled cells for the fraction used (over the limit: all filled). */
+export function bar(fraction: number): string {
+  const filled = Math.max(0, Math.min(10, Math.round(fraction * 10)));
+  return `[${'█'.repeat(filled)}${'░'.repeat(10 - filled)}]`;
+}

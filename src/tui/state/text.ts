@@ -1,0 +1,62 @@
+/**
+ * Text as the terminal will show it: control characters out (a tape is untrusted input, and an
+ * escape sequence in a tool's output must not drive the user's terminal), tabs as spaces, wrapped
+ * to a width in terminal cells (wide characters count twice), clipped with an ellipsis.
+ */
+import stringWidth from 'string-width';
+import wrapAnsi from 'wrap-ansi';
+
+// C0 controls except newline, DEL, C1 controls; ESC sequences are dropped whole first.
+const ESCAPES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Printable text: escape sequences and control characters removed, tabs as two spaces, CRLF as LF. */
+export function printable(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(ESCAPES, '').replace(CONTROLS, '');
+}
+
+/** Terminal cells the text takes on one line. */
+export function cells(text: string): number {
+  return stringWidth(text);
+}
+
+/**
+ * The text wrapped to `width` cells: one string per terminal line (long words are cut). Each line
+ * of the text keeps its own indentation, and its continuation lines take the same.
+ */
+export function wrap(text: string, width: number): string[] {
+  if (width <= 0) return [];
+  const out: string[] = [];
+  for (const paragraph of printable(text).split('\n')) {
+    const body = paragraph.trimStart();
+    const indent = paragraph.slice(0, Math.min(paragraph.length - body.length, Math.floor(width / 2)));
+    if (body === '') {
+      out.push('');
+      continue;
+    }
+    for (const piece of wrapAnsi(body, width - indent.length, { hard: true, trim: true }).split('\n')) out.push(indent + piece);
+  }
+  return out;
+}
+
+/** One line of at most `width` cells: line breaks become spaces, an ellipsis when cut. */
+export function clipLine(text: string, width: number): string {
+  if (width <= 0) return '';
+  const line = printable(text).replace(/\n+/g, ' ');
+  if (cells(line) <= width) return line;
+  let out = '';
+  let used = 0;
+  for (const char of line) {
+    const w = cells(char);
+    if (used + w > width - 1) break;
+    out += char;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** `text` padded with spaces to exactly `width` cells (clipped first when longer). */
+export function padCells(text: string, width: number): string {
+  const clipped = clipLine(text, width);
+  return clipped + ' '.repeat(Math.max(0, width - cells(clipped)));
+}

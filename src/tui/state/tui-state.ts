@@ -1,0 +1,283 @@
+/**
+ * The whole UI state as a pure reducer over two kinds of input: the run's events (and its end), and
+ * what the user does (keys, search text, terminal resizes). Components render it; nothing here
+ * touches the terminal, so every behaviour of the UI is testable as plain functions.
+ */
+import type { RunEvent } from '../../core/events.js';
+import { detailLines } from './detail-lines.js';
+import { nextFilter, rowMatches, rowPasses, searchPattern, visibleRows, type Filter, FILTER_LABELS } from './filters.js';
+import type { KeyAction } from './keymap.js';
+import { layoutFor, type TerminalSize } from './layout.js';
+import { addEvents, emptyModel, endRun, type RunEnding, type RunModel, type SessionInfo } from './run-model.js';
+import type { StepRow } from './step-row.js';
+
+export interface SearchState {
+  /** The user is typing a query after `/`. */
+  editing: boolean;
+  draft: string;
+  /** The query in force for `n`/`N`. */
+  query: string;
+}
+
+export interface ViewState {
+  size: TerminalSize;
+  /** Index into `model.rows` of the selected step; -1 before the first step arrives. */
+  selected: number;
+  /** Live runs: keep the newest step selected as rows arrive. */
+  follow: boolean;
+  focus: 'timeline' | 'detail';
+  expanded: boolean;
+  /** First detail line shown. */
+  detailScroll: number;
+  /** Position (in the filtered list) of the first timeline row drawn. */
+  timelineTop: number;
+  filter: Filter;
+  search: SearchState;
+  help: boolean;
+  /** A one-line message for the footer, cleared by the next key. */
+  notice: string | null;
+  /** The user asked to quit; a live run is being stopped first. */
+  quitting: boolean;
+}
+
+export interface TuiState {
+  model: RunModel;
+  view: ViewState;
+}
+
+export type TuiAction =
+  | { type: 'events'; events: readonly RunEvent[] }
+  | { type: 'end'; ending: RunEnding }
+  | { type: 'resize'; size: TerminalSize }
+  | { type: 'key'; action: KeyAction }
+  | { type: 'searchType'; text: string }
+  | { type: 'searchErase' }
+  | { type: 'searchSubmit' }
+  | { type: 'searchCancel' };
+
+export function initialState(session: SessionInfo, size: TerminalSize): TuiState {
+  return {
+    model: emptyModel(session),
+    view: {
+      size,
+      selected: -1,
+      // Only a recording is followed by default; a replay or a view opens on its first step.
+      follow: session.mode === 'recording',
+      focus: 'timeline',
+      expanded: false,
+      detailScroll: 0,
+      timelineTop: 0,
+      filter: 'all',
+      search: { editing: false, draft: '', query: '' },
+      help: false,
+      notice: null,
+      quitting: false,
+    },
+  };
+}
+
+export function tuiReducer(state: TuiState, action: TuiAction): TuiState {
+  switch (action.type) {
+    case 'events':
+      return withEvents(state, action.events);
+    case 'end':
+      return { ...state, model: endRun(state.model, action.ending) };
+    case 'resize':
+      return scrollIntoView({ ...state, view: { ...state.view, size: action.size } });
+    case 'key':
+      return onKey(state, action.action);
+    case 'searchType':
+      return { ...state, view: { ...state.view, search: { ...state.view.search, draft: state.view.search.draft + action.text } } };
+    case 'searchErase':
+      return { ...state, view: { ...state.view, search: { ...state.view.search, draft: [...state.view.search.draft].slice(0, -1).join('') } } };
+    case 'searchCancel':
+      return { ...state, view: { ...state.view, search: { ...state.view.search, editing: false, draft: '' } } };
+    case 'searchSubmit':
+      return submitSearch(state);
+  }
+}
+
+function withEvents(state: TuiState, events: readonly RunEvent[]): TuiState {
+  const model = addEvents(state.model, events);
+  let { selected } = state.view;
+  const last = model.rows.length - 1;
+  if (state.view.follow) selected = lastVisible(model.rows, state.view.filter) ?? last;
+  else if (selected < 0 && last >= 0) selected = 0;
+  return scrollIntoView({ model, view: { ...state.view, selected } });
+}
+
+function onKey(state: TuiState, action: KeyAction): TuiState {
+  const view: ViewState = { ...state.view, notice: null };
+  if (view.help && action !== 'interrupt') return { ...state, view: { ...view, help: false } };
+  const next = { ...state, view };
+  switch (action) {
+    case 'quit':
+    case 'interrupt':
+      return { ...next, view: { ...view, quitting: true, notice: state.model.ending === null ? 'stopping the run…' : null } };
+    case 'help':
+      return { ...next, view: { ...view, help: true } };
+    case 'switchPane':
+      return { ...next, view: { ...view, focus: view.focus === 'timeline' ? 'detail' : 'timeline' } };
+    case 'toggleExpand':
+      return clampDetail({ ...next, view: { ...view, expanded: !view.expanded } });
+    case 'toggleFollow': {
+      const follow = !view.follow;
+      const selected = follow ? (lastVisible(state.model.rows, view.filter) ?? view.selected) : view.selected;
+      return select({ ...next, view: { ...view, follow, notice: follow ? 'following the newest step' : 'paused: the selection stays' } }, selected);
+    }
+    case 'cycleFilter': {
+      const filter = nextFilter(view.filter);
+      const rows = visibleRows(state.model.rows, filter);
+      const selected = rows.find((i) => i >= view.selected) ?? rows[rows.length - 1] ?? view.selected;
+      const notice = `filter: ${FILTER_LABELS[filter]}${rows.length === 0 ? ' (no step matches)' : ''}`;
+      return select({ ...next, view: { ...view, filter, notice, timelineTop: 0 } }, selected);
+    }
+    case 'nextDivergence':
+      return nextDivergence(next);
+    case 'search':
+      return { ...next, view: { ...view, search: { ...view.search, editing: true, draft: '' } } };
+    case 'nextMatch':
+    case 'prevMatch':
+      return findMatch(next, action === 'nextMatch' ? 1 : -1, false);
+    default:
+      return view.focus === 'detail' ? scrollDetail(next, action) : moveSelection(next, action);
+  }
+}
+
+/** Timeline navigation among the rows the filter keeps; moving by hand stops following. */
+function moveSelection(state: TuiState, action: KeyAction): TuiState {
+  const rows = visibleRows(state.model.rows, state.view.filter);
+  if (rows.length === 0) return state;
+  const page = Math.max(1, layoutFor(state.view.size).bodyRows - 1);
+  const at = Math.max(0, positionOf(rows, state.view.selected));
+  const target = (() => {
+    switch (action) {
+      case 'down':
+        return at + 1;
+      case 'up':
+        return at - 1;
+      case 'first':
+        return 0;
+      case 'last':
+        return rows.length - 1;
+      case 'pageDown':
+        return at + page;
+      case 'pageUp':
+        return at - page;
+      default:
+        return at;
+    }
+  })();
+  const position = Math.min(rows.length - 1, Math.max(0, target));
+  const follow = action === 'last' ? state.view.follow : false;
+  return select({ ...state, view: { ...state.view, follow } }, rows[position] ?? state.view.selected);
+}
+
+function scrollDetail(state: TuiState, action: KeyAction): TuiState {
+  const page = Math.max(1, layoutFor(state.view.size).bodyRows - 1);
+  const scroll = state.view.detailScroll;
+  const delta: Partial<Record<KeyAction, number>> = { down: 1, up: -1, pageDown: page, pageUp: -page, first: -Infinity, last: Infinity };
+  const move = delta[action];
+  if (move === undefined) return state;
+  // The ends are clamped to the detail's real length by clampDetail.
+  const detailScroll = move === -Infinity ? 0 : move === Infinity ? Number.MAX_SAFE_INTEGER : scroll + move;
+  return clampDetail({ ...state, view: { ...state.view, detailScroll } });
+}
+
+/** Select row `index`: the detail starts at its top and the timeline scrolls to show it. */
+function select(state: TuiState, index: number): TuiState {
+  const changed = index !== state.view.selected;
+  return scrollIntoView({ ...state, view: { ...state.view, selected: index, detailScroll: changed ? 0 : state.view.detailScroll } });
+}
+
+/** Keep the selected row inside the drawn window of the timeline, and the detail scroll in range. */
+function scrollIntoView(state: TuiState): TuiState {
+  const { bodyRows } = layoutFor(state.view.size);
+  const rows = visibleRows(state.model.rows, state.view.filter);
+  const at = positionOf(rows, state.view.selected);
+  let top = state.view.timelineTop;
+  if (at >= 0) {
+    if (at < top) top = at;
+    if (at >= top + bodyRows) top = at - bodyRows + 1;
+  }
+  top = Math.max(0, Math.min(top, rows.length - bodyRows));
+  return clampDetail(top === state.view.timelineTop ? state : { ...state, view: { ...state.view, timelineTop: top } });
+}
+
+function clampDetail(state: TuiState): TuiState {
+  const lines = selectedDetail(state);
+  const { bodyRows } = layoutFor(state.view.size);
+  const max = Math.max(0, lines.length - bodyRows);
+  const scroll = Math.min(Math.max(0, state.view.detailScroll), max);
+  return scroll === state.view.detailScroll ? state : { ...state, view: { ...state.view, detailScroll: scroll } };
+}
+
+/** The detail pane's lines for the selected step, as drawn. */
+export function selectedDetail(state: TuiState): ReturnType<typeof detailLines> {
+  const row = state.model.rows[state.view.selected];
+  if (row === undefined) return [];
+  const { detailWidth } = layoutFor(state.view.size);
+  return detailLines(row, { width: detailWidth, expanded: state.view.expanded, patched: isPatched(state.model, row) });
+}
+
+export function isPatched(model: RunModel, row: StepRow): boolean {
+  return row.patched || (model.session.patched?.includes(row.step) ?? false);
+}
+
+function nextDivergence(state: TuiState): TuiState {
+  const rows = visibleRows(state.model.rows, state.view.filter).filter((i) => {
+    const row = state.model.rows[i] as StepRow;
+    return row.divergence !== 'none' || row.changedDecisions > 0;
+  });
+  if (rows.length === 0) {
+    const notice = state.model.divergences === 0 ? 'no divergences' : 'no divergence in the steps this filter shows';
+    return { ...state, view: { ...state.view, notice } };
+  }
+  const index = rows.find((i) => i > state.view.selected) ?? (rows[0] as number);
+  const wrapped = index <= state.view.selected;
+  const selected = select({ ...state, view: { ...state.view, follow: false, notice: wrapped ? 'back to the first divergence' : null } }, index);
+  const anchor = selectedDetail(selected).findIndex((line) => line.anchor === 'divergence');
+  return clampDetail({ ...selected, view: { ...selected.view, detailScroll: Math.max(0, anchor) } });
+}
+
+function submitSearch(state: TuiState): TuiState {
+  const query = state.view.search.draft;
+  const view: ViewState = { ...state.view, search: { editing: false, draft: '', query } };
+  if (searchPattern(query) === null) return { ...state, view: { ...view, notice: null } };
+  return findMatch({ ...state, view }, 1, true);
+}
+
+/** Select the next (or previous) step whose text matches the query, wrapping around. */
+function findMatch(state: TuiState, direction: 1 | -1, inclusive: boolean): TuiState {
+  const pattern = searchPattern(state.view.search.query);
+  if (pattern === null) return { ...state, view: { ...state.view, notice: 'no search yet: press / to search' } };
+  const rows = visibleRows(state.model.rows, state.view.filter);
+  const matches = rows.filter((i) => rowMatches(state.model.rows[i] as StepRow, pattern));
+  const quoted = `“${state.view.search.query}”`;
+  if (matches.length === 0) return { ...state, view: { ...state.view, notice: `no match for ${quoted}` } };
+  const current = state.view.selected;
+  const forward = matches.find((i) => (inclusive ? i >= current : i > current)) ?? (matches[0] as number);
+  const backward = [...matches].reverse().find((i) => i < current) ?? (matches[matches.length - 1] as number);
+  const index = direction === 1 ? forward : backward;
+  const notice = `${quoted}: match ${matches.indexOf(index) + 1} of ${matches.length}`;
+  return select({ ...state, view: { ...state.view, follow: false, notice } }, index);
+}
+
+function positionOf(rows: readonly number[], index: number): number {
+  // Binary search: `rows` is sorted.
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const value = rows[mid] as number;
+    if (value === index) return mid;
+    if (value < index) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+function lastVisible(rows: readonly StepRow[], filter: Filter): number | null {
+  for (let i = rows.length - 1; i >= 0; i--) if (rowPasses(rows[i] as StepRow, filter)) return i;
+  return null;
+}
