@@ -34,11 +34,11 @@ export const VERDICT_SEVERITY: Readonly<Record<Verdict, number>> = {
 /** What each verdict means, in a few words (the UI's help screen shows this legend). */
 export const VERDICT_MEANING: Readonly<Record<Verdict, string>> = {
   allow: 'allowed to run',
-  continue: 'nothing to do (counter updated)',
-  skip: 'skipped: a duplicate of an earlier success',
-  block: 'blocked: identical call repeated too often',
-  warn: 'warning: repeated failures or budget nearly spent',
-  halt: 'halt: too many consecutive failures',
-  stuck: 'stuck: the same tool step repeated, run stopped',
-  recover: 'recovered a cut-off answer (max tokens)',
+  continue: 'nothing to do (a counter moved)',
+  skip: 'duplicate of an earlier success',
+  block: 'identical call repeated too often',
+  warn: 'repeated failures, or budget nearly spent',
+  halt: 'too many consecutive failures',
+  stuck: 'same tool step repeated: run stopped',
+  recover: 'cut-off answer continued (max tokens)',
 };

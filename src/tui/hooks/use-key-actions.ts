@@ -19,7 +19,10 @@ export function useKeyActions(editing: boolean, dispatch: Dispatch<TuiAction>, o
       return;
     }
     const action = actionFor(input, key);
-    if (action === null) return;
+    if (action === null) {
+      dispatch({ type: 'otherKey' });
+      return;
+    }
     onAction(action);
     dispatch({ type: 'key', action });
   });

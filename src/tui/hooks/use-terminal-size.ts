@@ -10,7 +10,7 @@ const DEFAULT_SIZE: TerminalSize = { columns: 80, rows: 24 };
  */
 export function useTerminalSize(fixed?: TerminalSize): TerminalSize {
   const { stdout } = useStdout();
-  const read = (): TerminalSize => fixed ?? { columns: stdout.columns || DEFAULT_SIZE.columns, rows: stdout.rows || DEFAULT_SIZE.rows };
+  const read = (): TerminalSize => ({ columns: stdout.columns || DEFAULT_SIZE.columns, rows: stdout.rows || DEFAULT_SIZE.rows });
   const [size, setSize] = useState(read);
   useEffect(() => {
     if (fixed !== undefined) return undefined;
@@ -20,5 +20,5 @@ export function useTerminalSize(fixed?: TerminalSize): TerminalSize {
       stdout.off('resize', onResize);
     };
   }, [stdout, fixed]);
-  return size;
+  return fixed ?? size;
 }

@@ -53,9 +53,11 @@ export function headerLines(model: RunModel, context: HeaderContext): HeaderLine
 function status(model: RunModel, context: HeaderContext): HeaderLine {
   const { ending, end } = model;
   if (ending !== null) {
-    const how = end === null ? 'stopped before the run ended' : `ended ${end.state}: ${end.reason}`;
+    // What `q` leads to comes first: a long reason is what gets clipped.
+    const how = end === null ? 'stopped before the run ended' : `ended ${end.state}`;
     const verdict = ending.verdict === undefined ? '' : ` · ${ending.verdict}`;
-    return { text: `${how}${verdict} · exit ${ending.exitCode} · q quits`, tone: ending.exitCode === 0 ? 'allow' : 'error' };
+    const reason = end === null ? '' : ` · ${end.reason}`;
+    return { text: `${how}${verdict} · exit ${ending.exitCode} · q quits${reason}`, tone: ending.exitCode === 0 ? 'allow' : 'error' };
   }
   if (context.quitting) return { text: 'stopping the run…', tone: 'warn' };
   const spin = SPINNER[Math.floor(context.waitedMs / 100) % SPINNER.length] ?? '';

@@ -49,23 +49,23 @@ export interface KeyBinding {
 }
 
 export const KEY_BINDINGS: readonly KeyBinding[] = [
-  { action: 'down', label: 'j ↓', help: 'next step (scrolls the detail when it has the focus)', footer: 'step', matches: (i, k) => i === 'j' || k.downArrow === true },
-  { action: 'up', label: 'k ↑', help: 'previous step (scrolls the detail when it has the focus)', matches: (i, k) => i === 'k' || k.upArrow === true },
-  { action: 'first', label: 'g Home', help: 'first step (top of the detail)', matches: (i, k) => i === 'g' || k.home === true },
-  { action: 'last', label: 'G End', help: 'last step (bottom of the detail)', footer: 'first/last', matches: (i, k) => i === 'G' || k.end === true },
+  { action: 'down', label: 'j ↓', help: 'next step (detail focused: scroll down)', footer: 'step', matches: (i, k) => i === 'j' || k.downArrow === true },
+  { action: 'up', label: 'k ↑', help: 'previous step (detail focused: scroll up)', matches: (i, k) => i === 'k' || k.upArrow === true },
+  { action: 'first', label: 'g Home', help: 'first step (detail: its top)', matches: (i, k) => i === 'g' || k.home === true },
+  { action: 'last', label: 'G End', help: 'last step (detail: its bottom)', footer: 'first/last', matches: (i, k) => i === 'G' || k.end === true },
   { action: 'pageUp', label: 'PgUp', help: 'a page up', matches: (_i, k) => k.pageUp === true },
   { action: 'pageDown', label: 'PgDn', help: 'a page down', matches: (_i, k) => k.pageDown === true },
-  { action: 'switchPane', label: 'Tab', help: 'switch the focus between the timeline and the step detail', footer: 'pane', matches: (_i, k) => k.tab === true },
-  { action: 'toggleExpand', label: 'Enter', help: 'expand or collapse long text in the step detail', footer: 'expand', matches: (_i, k) => k.return === true },
-  { action: 'search', label: '/', help: 'search the text of every step (Enter to search, Esc to cancel)', footer: 'search', matches: (i) => i === '/' },
+  { action: 'switchPane', label: 'Tab', help: 'switch the focus: timeline ⇄ detail', footer: 'pane', matches: (_i, k) => k.tab === true },
+  { action: 'toggleExpand', label: 'Enter', help: 'expand or collapse long text', footer: 'expand', matches: (_i, k) => k.return === true },
+  { action: 'search', label: '/', help: 'search the steps\' text (Enter, Esc)', footer: 'search', matches: (i) => i === '/' },
   { action: 'nextMatch', label: 'n', help: 'next search match', matches: (i) => i === 'n' },
   { action: 'prevMatch', label: 'N', help: 'previous search match', matches: (i) => i === 'N' },
-  { action: 'cycleFilter', label: 'f', help: 'filter: all → decisions other than allow → blocks and skips → divergences', footer: 'filter', matches: (i) => i === 'f' },
-  { action: 'nextDivergence', label: 'd', help: 'next step with a divergence or a changed decision', footer: 'divergence', matches: (i) => i === 'd' },
-  { action: 'toggleFollow', label: 'space', help: 'live runs: follow the newest step, or stay where you are', matches: (i) => i === ' ' },
-  { action: 'help', label: '?', help: 'show or hide this help', footer: 'help', matches: (i) => i === '?' },
-  { action: 'quit', label: 'q Esc', help: 'quit (a live run is stopped first, as CANCELLED)', footer: 'quit', matches: (i, k) => i === 'q' || k.escape === true },
-  { action: 'interrupt', label: 'Ctrl-C', help: 'stop a live run (CANCELLED, exit 130) and quit', matches: (i, k) => k.ctrl === true && i === 'c' },
+  { action: 'cycleFilter', label: 'f', help: 'filter: all → not allowed → blocks → diverged', footer: 'filter', matches: (i) => i === 'f' },
+  { action: 'nextDivergence', label: 'd', help: 'next divergence or changed decision', footer: 'divergence', matches: (i) => i === 'd' },
+  { action: 'toggleFollow', label: 'space', help: 'live: follow the newest step, or pause', matches: (i) => i === ' ' },
+  { action: 'help', label: '?', help: 'this help', footer: 'help', matches: (i) => i === '?' },
+  { action: 'quit', label: 'q Esc', help: 'quit (stops a live run first)', footer: 'quit', matches: (i, k) => i === 'q' || k.escape === true },
+  { action: 'interrupt', label: 'Ctrl-C', help: 'stop a live run (CANCELLED) and quit', matches: (i, k) => k.ctrl === true && i === 'c' },
 ];
 
 /** The action bound to a key press, if any. */

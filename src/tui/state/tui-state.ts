@@ -50,6 +50,8 @@ export type TuiAction =
   | { type: 'end'; ending: RunEnding }
   | { type: 'resize'; size: TerminalSize }
   | { type: 'key'; action: KeyAction }
+  /** A key with no binding: it closes the help and clears a notice. */
+  | { type: 'otherKey' }
   | { type: 'searchType'; text: string }
   | { type: 'searchErase' }
   | { type: 'searchSubmit' }
@@ -86,6 +88,8 @@ export function tuiReducer(state: TuiState, action: TuiAction): TuiState {
       return scrollIntoView({ ...state, view: { ...state.view, size: action.size } });
     case 'key':
       return onKey(state, action.action);
+    case 'otherKey':
+      return state.view.help || state.view.notice !== null ? { ...state, view: { ...state.view, help: false, notice: null } } : state;
     case 'searchType':
       return { ...state, view: { ...state.view, search: { ...state.view.search, draft: state.view.search.draft + action.text } } };
     case 'searchErase':
