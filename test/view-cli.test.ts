@@ -1,0 +1,133 @@
+/**
+ * `agentctl view` and the choice between the terminal UI and lines, through the real binary. Without
+ * a terminal (as here: pipes) the UI never opens; `--tui` then exits 2 with one line. Paths that do
+ * not show the UI never load ink or react (checked with an import trace).
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordOpenAI } from '../src/llm/index.js';
+import { BIN, runCli, type CliResult } from './support/cli.js';
+import { startMockLlm } from './support/mock-llm.js';
+
+const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
+const TRACE = fileURLToPath(new URL('./support/trace-ui-imports.mjs', import.meta.url));
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-view-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('agentctl view', () => {
+  it('prints a tape file step by step without a terminal, and exits 0', async () => {
+    const result = await runCli(['view', DEMO]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^\[0\] run: The demo service will not start/);
+    expect(result.stdout).toContain('[2]   ⊘ skip replay_control/duplicate_success read_file');
+    expect(result.stdout).toContain('[4]   ∞ stuck repetition/repetition read_file');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('record run 01M80BD0DH1T99S5EY9167MAX2 (demo): ERROR, 5 steps, 58 events');
+    // Viewing replays nothing: no divergence, no verdict.
+    expect(result.stdout).not.toContain('reproduced');
+  });
+
+  it('prints NDJSON with --json: every event, then the summary', async () => {
+    const result = await runCli(['view', DEMO, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; exitCode?: number });
+    expect(lines).toHaveLength(59);
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', runId: '01M80BD0DH1T99S5EY9167MAX2', state: 'ERROR', steps: 5, exitCode: 0 });
+  });
+
+  it('shows runs from the store: by name, an incomplete one, and one recorded through the library', async () => {
+    const store = join(dir, 'store');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    const byName = await runCli(['view', 'demo', '--store', store]);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(byName.stdout).toContain('[3]   ✗ block loop_guard/identical_call_block read_file');
+
+    // A tape whose recorder died after step 1: no run_end, status incomplete.
+    const lines = (await readFile(DEMO, 'utf8')).trim().split('\n');
+    const header = JSON.parse(lines[0] as string) as { run: Record<string, unknown> };
+    const cut = lines.slice(1).filter((line) => (JSON.parse(line) as { step: number }).step <= 1);
+    header.run = { ...header.run, id: '01M80BD0DH1T99S5EY9167MAX3', name: 'cut', status: 'incomplete', eventCount: cut.length };
+    delete header.run.finalState;
+    delete header.run.totals;
+    const cutFile = join(dir, 'cut.tape.jsonl');
+    await writeFile(cutFile, `${[JSON.stringify(header), ...cut].join('\n')}\n`);
+    const incomplete = await runCli(['view', cutFile]);
+    expect(incomplete.code, incomplete.stderr).toBe(0);
+    expect(incomplete.stdout).toContain('[1]   ok read_file');
+    expect(incomplete.stdout.trimEnd().split('\n').at(-1)).toMatch(/: incomplete, 2 steps, \d+ events$/);
+
+    const llm = await startMockLlm([{ content: 'Hello from the library.' }]);
+    try {
+      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-view-test-key-0000', maxRetries: 0 }), { store, runName: 'lib', task: 'say hello' });
+      await recording.client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      await recording.finish();
+    } finally {
+      await llm.close();
+    }
+    const library = await runCli(['view', 'lib', '--store', store]);
+    expect(library.code, library.stderr).toBe(0);
+    expect(library.stdout).toContain('← assistant "Hello from the library."');
+  });
+
+  it('says so, with the documented codes, for a run that does not exist and a corrupt tape', async () => {
+    const missing = await runCli(['view', 'no-such-run', '--store', join(dir, 'empty')]);
+    expect(missing.code).toBe(10);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+    const bad = join(dir, 'bad.tape.jsonl');
+    await copyFile(DEMO, bad);
+    await writeFile(bad, `${(await readFile(bad, 'utf8')).replace('"type":"tool_call"', '"type":"nonsense"')}`);
+    const corrupt = await runCli(['view', bad]);
+    expect(corrupt.code).toBe(9);
+    expect(corrupt.stderr).toContain('bad.tape.jsonl');
+    expect(corrupt.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the terminal UI is only for terminals', () => {
+  it('--tui without a terminal exits 2 with one line, for record, replay and view', async () => {
+    for (const args of [['view', DEMO], ['replay', DEMO, '--no-save'], ['record', '--task', 'x', '--base-url', 'http://127.0.0.1:9/v1']]) {
+      const result = await runCli([...args, '--tui']);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')[0]).toBe('agentctl: --tui needs a terminal: standard input and output are not both TTYs');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    const both = await runCli(['view', DEMO, '--tui', '--json']);
+    expect(both.code).toBe(2);
+  });
+
+  it('loads neither ink nor react unless the UI opens', async () => {
+    const store = join(dir, 'trace-store');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    for (const args of [['--help'], ['ls', '--store', store], ['show', 'demo', '--store', store], ['replay', DEMO, '--no-save', '--json'], ['replay', DEMO, '--no-save'], ['view', DEMO]]) {
+      const result = await traced([BIN, ...args]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr, args.join(' ')).not.toContain('UI-MODULE-LOADED');
+    }
+    // The trace does see them when they load.
+    const ui = await traced(['--input-type=module', '-e', `await import(${JSON.stringify(fileURLToPath(new URL('../dist/tui/run-tui.js', import.meta.url)))})`]);
+    expect(ui.stderr).toContain('UI-MODULE-LOADED ink');
+    expect(ui.stderr).toContain('UI-MODULE-LOADED react');
+  });
+});
+
+function traced(args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TRACE, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
