@@ -2,6 +2,7 @@
  * The terminal UI, as the commands see it. Nothing here imports Ink or React: they are loaded by
  * `openTui` only, so every path without the UI (`--help`, `ls`, `--json`, pipes) never loads them.
  */
+import { AgentctlError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { RunFeed } from './run-feed.js';
 import type { mountTui as MountTui } from './run-tui.js';
@@ -54,10 +55,16 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
   process.once('exit', leave);
   stdout.write(ENTER_ALT_SCREEN);
   const mounted = mountTui({ feed, session: options.session, color, onCancel: options.onCancel, stdin, stdout });
-  const closed = mounted.closed.finally(() => {
-    leave();
-    process.off('exit', leave);
-  });
+  const closed = mounted.closed
+    .catch((error: unknown) => {
+      // The run must not go on unseen: stop it (it closes its tape as CANCELLED), then report one line.
+      options.onCancel();
+      throw new AgentctlError(`the terminal UI failed: ${error instanceof Error ? error.message : String(error)}`, 1, { hint: 'run again with --no-tui' });
+    })
+    .finally(() => {
+      leave();
+      process.off('exit', leave);
+    });
   // The caller awaits `closed` when the command is done; until then a failure must not go unhandled.
   closed.catch(() => undefined);
   return {
