@@ -79,6 +79,18 @@ describe('agentctl view', () => {
     expect(library.stdout).toContain('← assistant "Hello from the library."');
   });
 
+  it('shows redacted text only: a secret-named environment value in a tape is not printed', async () => {
+    const secret = 'hunter2-very-secret-value';
+    const tape = join(dir, 'secret.tape.jsonl');
+    await writeFile(tape, (await readFile(DEMO, 'utf8')).replace('"README.md\\nconfig/\\nsrc/"', `"README.md\\n${secret}\\nsrc/"`));
+    const plain = await runCli(['view', tape]);
+    expect(plain.stdout).toContain(secret);
+    const result = await runCli(['view', tape], { env: { DEMO_SERVICE_TOKEN: secret } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stdout).toContain('[REDACTED]');
+  });
+
   it('says so, with the documented codes, for a run that does not exist and a corrupt tape', async () => {
     const missing = await runCli(['view', 'no-such-run', '--store', join(dir, 'empty')]);
     expect(missing.code).toBe(10);
