@@ -11,8 +11,10 @@ import type { TuiAction } from '../state/tui-state.js';
 export function useKeyActions(editing: boolean, dispatch: Dispatch<TuiAction>, onAction: (action: KeyAction) => void): void {
   useInput((input, key) => {
     if (editing) {
-      if (key.ctrl && input === 'c') onAction('interrupt');
-      else if (key.return) dispatch({ type: 'searchSubmit' });
+      if (key.ctrl && input === 'c') {
+        onAction('interrupt');
+        dispatch({ type: 'key', action: 'interrupt' });
+      } else if (key.return) dispatch({ type: 'searchSubmit' });
       else if (key.escape) dispatch({ type: 'searchCancel' });
       else if (key.backspace || key.delete) dispatch({ type: 'searchErase' });
       else if (input !== '' && !key.ctrl && !key.meta && !key.tab) dispatch({ type: 'searchType', text: input });
