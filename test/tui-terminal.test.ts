@@ -1,0 +1,391 @@
+/**
+ * End-to-end: the terminal UI of the real binary (bin/agentctl.js → dist/) in a real terminal.
+ * Each test gets a tmux server of its own with one 80×24 session running an interactive bash with
+ * CI unset (test/support/tmux.ts), types the command as a person would, reads the screen, presses
+ * keys, quits, and then asks the same shell for the exit code (`echo EXIT=$?`) and checks that it
+ * still takes commands. Stores and workspaces live in temp directories.
+ *
+ * tmux is required: without it these tests fail and say how to install it (`apt-get install tmux`).
+ */
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../src/core/events.js';
+import type { RunMeta } from '../src/core/run-meta.js';
+import { openTapeFile } from '../src/tape/tape-file.js';
+import { BIN, runCli } from './support/cli.js';
+import { startMockLlm, type MockLlm } from './support/mock-llm.js';
+import { loadScenario } from './support/scenario.js';
+import { openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DEMO_TAPE = join(ROOT, 'tapes', 'demo-loop.tape.jsonl');
+const DEMO_CONFIG = join(ROOT, 'fixtures', 'configs', 'demo.config.json');
+const CALC = join(ROOT, 'fixtures', 'workspaces', 'calc');
+const DEMO_TASK = 'The demo service will not start';
+const offline = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, AGENTCTL_STORE: undefined };
+
+// The layout at 80×24: four header lines, the pane titles, the body, the footer, and the last
+// terminal row left alone (the UI draws one line less than the terminal has).
+const TITLE_ROW = 4;
+const BODY_FIRST = 5;
+const FOOTER_ROW = ROWS - 2;
+const BODY_ROWS = FOOTER_ROW - BODY_FIRST;
+
+let dir: string;
+let terminals: Terminal[] = [];
+let servers: MockLlm[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` before these tests');
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'agentctl-tui-e2e-')));
+});
+afterEach(async () => {
+  await Promise.all(terminals.map((t) => t.kill()));
+  await Promise.all(servers.map((s) => s.close()));
+  terminals = [];
+  servers = [];
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let seq = 0;
+async function tempDir(label: string): Promise<string> {
+  const path = join(dir, `${label}-${++seq}`);
+  await mkdir(path, { recursive: true });
+  return path;
+}
+
+/** A terminal in `cwd` whose shell stores runs under the test's temp dir unless told otherwise. */
+async function terminal(cwd: string = ROOT): Promise<Terminal> {
+  const term = await openTerminal({ cwd, env: { AGENTCTL_STORE: join(dir, 'default-store') } });
+  terminals.push(term);
+  return term;
+}
+
+async function mockLlm(...args: Parameters<typeof startMockLlm>): Promise<MockLlm> {
+  const llm = await startMockLlm(...args);
+  servers.push(llm);
+  return llm;
+}
+
+const command = (args: string[]): string => [BIN, ...args].map(sh).join(' ');
+
+/** The timeline rows on screen: step number, what the row says, and whether it has the ▶ marker. */
+interface Row {
+  selected: boolean;
+  step: number;
+  text: string;
+}
+
+function timeline(screen: Screen): Row[] {
+  const rows: Row[] = [];
+  for (const line of screen.lines.slice(BODY_FIRST, BODY_FIRST + BODY_ROWS)) {
+    const left = line.split('│')[0] ?? '';
+    const match = /^(▶)?\s*(\d+)\s+(.*)$/.exec(left);
+    if (match !== null) rows.push({ selected: match[1] === '▶', step: Number(match[2]), text: (match[3] ?? '').trim() });
+  }
+  return rows;
+}
+
+/** The step detail pane: the text right of the separator on every body row. */
+function detail(screen: Screen): string {
+  return screen.lines
+    .slice(BODY_FIRST, BODY_FIRST + BODY_ROWS)
+    .map((line) => line.split('│').slice(1).join('│'))
+    .join('\n');
+}
+
+const selected = (screen: Screen): Row | undefined => timeline(screen).find((r) => r.selected);
+const title = (screen: Screen): string => screen.lines[TITLE_ROW] ?? '';
+const uiUp = (screen: Screen): boolean => screen.alternate && (screen.lines[0] ?? '').startsWith('agentctl ');
+
+/** The lines a command printed on the normal screen after its UI closed: between its command line and the prompt. */
+async function printedAfterUi(term: Terminal, commandLine: string): Promise<string[]> {
+  const lines = await term.joinedLines();
+  const start = lines.findIndex((l) => l === `${PROMPT} ${commandLine}`);
+  const end = lines.findLastIndex((l) => l === PROMPT);
+  expect(start, `the command line on the normal screen:\n${lines.join('\n')}`).toBeGreaterThanOrEqual(0);
+  return lines.slice(start + 1, end);
+}
+
+/** After the program is gone: the same shell still runs commands, and the terminal is not raw. */
+async function expectShellUsable(term: Terminal): Promise<void> {
+  expect(await term.run('echo PROMPT-OK')).toEqual(['PROMPT-OK']);
+  const stty = (await term.run('stty -a')).join(' ');
+  expect(stty).toMatch(/(^|\s)icanon(\s|$)/);
+  expect(stty).toMatch(/(^|\s)echo(\s|$)/);
+  expect(stty).toMatch(/(^|\s)icrnl(\s|$)/);
+}
+
+/** Open the demo replay in the UI and wait for its first, finished screen. */
+async function openDemoReplay(term: Terminal, extra: string[] = []): Promise<{ line: string; screen: Screen }> {
+  const line = command(['replay', DEMO_TAPE, '--no-save', ...extra]);
+  await term.type(line);
+  const screen = await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended ') && timeline(s).length === 5, 'the demo replay in the UI');
+  return { line, screen };
+}
+
+// Each test opens its terminal through requireTmux(): without tmux every one of them fails, saying so.
+describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
+  it('replays the demo tape: first step selected, G, f f, ? help, q → the report, exit 0, a usable shell', async () => {
+    const term = await terminal();
+    const { line, screen: first } = await openDemoReplay(term);
+
+    // The header: mode, run and task; the first step is selected.
+    expect(first.lines[0]).toMatch(/^agentctl REPLAYING run 01M80BD0DH “demo”/);
+    expect(first.lines[1]).toContain(`task: ${DEMO_TASK}`);
+    expect(first.lines[2]).toMatch(/^step 0 \(1 of 5\)/);
+    expect(first.lines[2]).toContain('reproduced');
+    expect(title(first)).toMatch(/^● Steps \(5\)─/);
+    expect(timeline(first).map((r) => r.step)).toEqual([0, 1, 2, 3, 4]);
+    expect(selected(first)).toMatchObject({ step: 0, text: expect.stringMatching(/^list_dir\s+✓$/) });
+    expect(detail(first)).toMatch(/^Step 0\n/);
+    // 23 lines drawn, the footer on the 23rd; the 24th stays empty.
+    expect(first.lines[FOOTER_ROW]).toMatch(/\S/);
+    expect(first.lines[ROWS - 1]).toBe('');
+    for (const l of first.lines) expect(l.length).toBeLessThanOrEqual(80);
+
+    // G: the last step, the repetition stop (∞), with the stuck decision in the detail.
+    await term.press('G');
+    const last = await term.waitFor((s) => selected(s)?.step === 4, 'G to select step 4');
+    expect(selected(last)?.text).toMatch(/^read_file\s+∞$/);
+    expect(last.lines[2]).toMatch(/^step 4 \(5 of 5\)/);
+    expect(detail(last)).toMatch(/^Step 4\n/);
+    expect(detail(last)).toMatch(/∞ stuck\s+repetition\/repetition read_file/);
+    expect(detail(last)).toContain('the same tool calls 4 steps in a row');
+
+    // f: decisions other than allow (the skip, the block, the stop); f again: blocks and skips.
+    await term.press('f');
+    const decisions = await term.waitFor((s) => title(s).startsWith('● Steps: decisions other than'), 'the first filter');
+    expect(timeline(decisions).map((r) => r.step)).toEqual([2, 3, 4]);
+    await term.press('f');
+    const blocks = await term.waitFor((s) => title(s).startsWith('● Steps: blocks and skips'), 'the blocks and skips filter');
+    expect(timeline(blocks).map((r) => [r.step, r.text.replace(/\s+/g, ' ')])).toEqual([[2, 'read_file ⊘'], [3, 'read_file ✗']]);
+    expect(selected(blocks)?.step).toBe(3);
+
+    // ?: the help, with the keys and the glyph legend; a key closes it.
+    await term.press('?');
+    const help = await term.waitFor((s) => s.text.includes('(any key closes this help)'), 'the help screen');
+    expect(help.text).toMatch(/^Tab\s+switch the focus/m);
+    expect(help.text).toMatch(/^q Esc\s+quit/m);
+    expect(help.text).toContain('Glyphs');
+    expect(help.text).toMatch(/⊘ skip: /);
+    expect(help.text).toMatch(/∞ stuck: /);
+    expect(help.lines[0]).toMatch(/^agentctl REPLAYING/);
+    expect(help.lines[ROWS - 1]).toBe('');
+    await term.press('g');
+    const back = await term.waitFor((s) => !s.text.includes('(any key closes this help)'), 'the help to close');
+    expect(title(back)).toMatch(/^● Steps: blocks and skips/);
+
+    // q: the UI goes, the scrollback is back with the command line, then the closing report.
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual(['reproduced: every event matches the tape', 'final state ERROR; exit 0']);
+    expect(await term.exitCode()).toBe(0);
+    await expectShellUsable(term);
+  });
+
+  it('the demo replay\'s ending line keeps the exit code and "q quits" visible at 80 columns', async () => {
+    // The status line is `ended <state>: <reason> · <verdict> · exit N · q quits`; with the demo's
+    // long reason it is cut at 80 columns before the exit code, and the footer's hints are cut
+    // before "? help · q quit": nothing on the screen says how to leave or with which exit code.
+    const term = await terminal();
+    const { screen } = await openDemoReplay(term);
+    expect(screen.text).toContain('exit 0');
+    expect(screen.text).toMatch(/q quits?\b/);
+  });
+
+  it('? help: any key closes it, as the help says — also a key bound to nothing (x)', async () => {
+    const term = await terminal();
+    await openDemoReplay(term);
+    await term.press('?');
+    await term.waitFor((s) => s.text.includes('(any key closes this help)'), 'the help screen');
+    await term.press('x');
+    const back = await term.waitFor((s) => !s.text.includes('(any key closes this help)'), 'x to close the help', 3_000);
+    expect(selected(back)?.step).toBe(0);
+  });
+
+  it.each([
+    { name: '--strict stops at the first unexpected divergence', strict: true, expected: 7 },
+    { name: 'without --strict the replay runs off the tape', strict: false, expected: 8 },
+  ])('a replay with another config ($name): after q the exit code is $expected, as with --no-tui', async ({ strict, expected }) => {
+    const work = await tempDir('config');
+    const config = JSON.parse(await readFile(DEMO_CONFIG, 'utf8')) as { guardrails: Record<string, number> };
+    config.guardrails['maxRepeatedToolSteps'] = 5;
+    await writeFile(join(work, 'changed.config.json'), JSON.stringify(config));
+    const args = ['replay', DEMO_TAPE, '--no-save', '--config', join(work, 'changed.config.json'), ...(strict ? ['--strict'] : [])];
+
+    const plain = await runCli([...args, '--no-tui'], { cwd: work, env: offline });
+    expect(plain.stderr).toBe('');
+    expect(plain.code).toBe(expected);
+
+    const term = await terminal(work);
+    const line = command(args);
+    await term.type(line);
+    const ended = await term.waitFor((s) => uiUp(s) && /^(ended|stopped) /.test(s.lines[3] ?? ''), 'the replay to end in the UI');
+    expect(ended.lines[2]).toContain('diverged at 0 (unexpected)');
+    expect(selected(ended)).toMatchObject({ step: 0, text: expect.stringContaining('≠') });
+    expect(ended.lines[3]).toContain(`exit ${expected}`);
+    await term.press('q');
+    await term.waitForPrompt();
+    const printed = await printedAfterUi(term, line);
+    expect(await term.exitCode()).toBe(plain.code);
+    // What the UI leaves in the terminal is the closing report the plain output ends with.
+    expect(printed.at(-1)).toBe(`${strict ? 'no final state' : 'final state ERROR'}; exit ${expected}`);
+    expect(plain.stdout.trimEnd().split('\n').slice(-printed.length)).toEqual(printed);
+    await expectShellUsable(term);
+  });
+
+  it('records live in the UI: the same tape as without it, and q exits with the final state\'s code', async () => {
+    // fix-the-bug stopped after 3 steps: MAX_STEPS (exit 4), streamed, with tools that read, run and edit.
+    const args = (workspace: string, store: string, baseUrl: string): string[] => [
+      'record', '--task', 'Fix add() so the test passes.', '--stream', '--set', 'limits.maxSteps=3', '--seed', '7', '--name', 'tui-e2e',
+      '--base-url', baseUrl, '--workspace', workspace, '--store', store,
+    ];
+    const work = await tempDir('record');
+    const [wsUi, wsPlain] = [join(work, 'ws-ui'), join(work, 'ws-plain')];
+    const [storeUi, storePlain] = [join(work, 'store-ui'), join(work, 'store-plain')];
+    await cp(CALC, wsUi, { recursive: true });
+    await cp(CALC, wsPlain, { recursive: true });
+
+    const llmUi = await mockLlm(loadScenario('fix-the-bug'));
+    const term = await terminal(work);
+    const line = command(args(wsUi, storeUi, llmUi.baseURL));
+    await term.type(line);
+    const ended = await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended '), 'the recording to end in the UI');
+    expect(ended.lines[0]).toMatch(/^agentctl RECORDING run \w{10} “tui-e2e” · \S+ · MAX_STEPS$/);
+    expect(ended.lines[3]).toMatch(/^ended MAX_STEPS\b/);
+    expect(ended.lines[3]).toContain('exit 4');
+    expect(ended.lines[3]).toContain('q quits');
+    expect(ended.lines[3]).toContain('reached the limit of 3 steps');
+    expect(timeline(ended).map((r) => r.text.split(/\s+/)[0])).toEqual(['read_file', 'exec_shell', 'edit_file', 'max_steps']);
+    expect(selected(ended)?.step).toBe(3);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual(['MAX_STEPS: 3 steps, exit 4']);
+    expect(await term.exitCode()).toBe(4);
+    await expectShellUsable(term);
+
+    const llmPlain = await mockLlm(loadScenario('fix-the-bug'));
+    const plain = await runCli([...args(wsPlain, storePlain, llmPlain.baseURL), '--no-tui'], { cwd: work, env: offline });
+    expect(plain.code, plain.stderr).toBe(4);
+
+    // The model server saw the same requests, and the two tapes hold the same run.
+    const bodies = (llm: MockLlm, workspace: string): unknown[] => llm.requests.map((r) => normalise(r.body, workspace));
+    expect(bodies(llmUi, wsUi)).toEqual(bodies(llmPlain, wsPlain));
+    const [ui, without] = await Promise.all([exported('tui-e2e', storeUi, work, 'ui'), exported('tui-e2e', storePlain, work, 'plain')]);
+    expect(ui.events.length).toBeGreaterThan(20);
+    expect(ui.events.some((e) => e.type === 'llm_chunk')).toBe(true);
+    expect(stableMeta(ui.meta)).toEqual(stableMeta(without.meta));
+    expect(ui.meta).toMatchObject({ finalState: 'MAX_STEPS', status: 'complete', eventCount: ui.events.length });
+    const [a, b] = [behaviour(ui.events, wsUi), behaviour(without.events, wsPlain)];
+    for (let i = 0; i < Math.max(a.length, b.length); i++) expect(a[i], `event ${i}`).toEqual(b[i]);
+  });
+
+  it('Ctrl-C while the model is answering: CANCELLED, exit 130, the terminal restored, the run stored as CANCELLED', async () => {
+    const llm = await mockLlm([
+      { content: 'Looking.', tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { content: 'never sent', delayMs: 20_000 },
+    ]);
+    const work = await tempDir('cancel');
+    const workspace = join(work, 'ws');
+    await cp(CALC, workspace, { recursive: true });
+    const store = join(work, 'store');
+    const term = await terminal(work);
+    const line = command(['record', '--task', 'look around', '--base-url', llm.baseURL, '--workspace', workspace, '--store', store]);
+    await term.type(line);
+    const waiting = await term.waitFor(
+      (s) => uiUp(s) && /waiting for the model/.test(s.lines[3] ?? '') && timeline(s).length === 2 && llm.requests.length === 2,
+      'the second model call',
+    );
+    expect(waiting.lines[0]).toMatch(/^agentctl RECORDING .* RUNNING$/);
+
+    await term.press('C-c');
+    // Ctrl-C stops the run and quits: no second key is needed.
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual(['CANCELLED: 2 steps, exit 130']);
+    expect(await term.exitCode()).toBe(130);
+    await expectShellUsable(term);
+
+    const ls = await runCli(['ls', '--store', store], { env: offline });
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toMatch(/^\w{26}\s+\S+ \S+\s+record\s+CANCELLED\s+2\s+look around$/m);
+  });
+
+  it('q while the run is live stops it first (CANCELLED), then exits 130', async () => {
+    const llm = await mockLlm([
+      { content: 'Looking.', tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { content: 'never sent', delayMs: 20_000 },
+    ]);
+    const work = await tempDir('quit-live');
+    const workspace = join(work, 'ws');
+    await cp(CALC, workspace, { recursive: true });
+    const store = join(work, 'store');
+    const term = await terminal(work);
+    const line = command(['record', '--task', 'look around', '--base-url', llm.baseURL, '--workspace', workspace, '--store', store]);
+    await term.type(line);
+    await term.waitFor(
+      (s) => uiUp(s) && /waiting for the model/.test(s.lines[3] ?? '') && timeline(s).length === 2 && llm.requests.length === 2,
+      'the second model call',
+    );
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual(['CANCELLED: 2 steps, exit 130']);
+    expect(await term.exitCode()).toBe(130);
+    await expectShellUsable(term);
+  });
+});
+
+describe('--tui without a terminal', () => {
+  it.each([
+    ['replay', [DEMO_TAPE, '--no-save']],
+    ['view', [DEMO_TAPE]],
+    ['record', ['--task', 'x', '--base-url', 'http://127.0.0.1:9/v1']],
+  ])('%s --tui with pipes exits 2 with one line (and a hint), no stack', async (name, rest) => {
+    const result = await runCli([name, ...rest, '--tui', '--store', join(dir, 'no-tty-store')], { cwd: dir, env: offline });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^agentctl: --tui needs a terminal\b/);
+    expect(lines.slice(1).every((l) => l.startsWith('hint: '))).toBe(true);
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+async function exported(name: string, store: string, work: string, label: string): Promise<{ meta: RunMeta; events: RunEvent[] }> {
+  const file = join(work, `${label}.tape.jsonl`);
+  const result = await runCli(['export', name, '--store', store, '-o', file, '--quiet'], { env: offline });
+  expect(result.code, result.stderr).toBe(0);
+  const tape = await openTapeFile(file);
+  const events: RunEvent[] = [];
+  for await (const event of tape.events()) events.push(event);
+  return { meta: tape.meta, events };
+}
+
+/** A JSON value with the workspace's path written as <workspace>. */
+function normalise(value: unknown, workspace: string): unknown {
+  return JSON.parse(JSON.stringify(value).split(workspace).join('<workspace>')) as unknown;
+}
+
+/** Behaviour only: timing (`t`, `durationMs`, a chunk's `offsetMs`) and the workspace path left out. */
+function behaviour(events: readonly RunEvent[], workspace: string): unknown[] {
+  return events.map((event) => {
+    const copy = JSON.parse(JSON.stringify(event)) as Record<string, unknown>;
+    delete copy['t'];
+    delete copy['durationMs'];
+    if (event.type === 'llm_chunk') delete (copy['chunk'] as Record<string, unknown>)['offsetMs'];
+    return normalise(copy, workspace);
+  });
+}
+
+/** The run's metadata minus what differs on every recording: id, time, the mock server's port. */
+function stableMeta(meta: RunMeta): unknown {
+  const { id: _id, createdAt: _createdAt, baseUrl: _baseUrl, ...rest } = meta;
+  return rest;
+}
