@@ -161,10 +161,10 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
 
     // f: decisions other than allow (the skip, the block, the stop); f again: blocks and skips.
     await term.press('f');
-    const decisions = await term.waitFor((s) => title(s).startsWith('● Steps: decisions other than'), 'the first filter');
+    const decisions = await term.waitFor((s) => title(s).startsWith('● Steps 3/5 [not allow]'), 'the first filter');
     expect(timeline(decisions).map((r) => r.step)).toEqual([2, 3, 4]);
     await term.press('f');
-    const blocks = await term.waitFor((s) => title(s).startsWith('● Steps: blocks and skips'), 'the blocks and skips filter');
+    const blocks = await term.waitFor((s) => title(s).startsWith('● Steps 2/5 [blocks+skips]'), 'the blocks and skips filter');
     expect(timeline(blocks).map((r) => [r.step, r.text.replace(/\s+/g, ' ')])).toEqual([[2, 'read_file ⊘'], [3, 'read_file ✗']]);
     expect(selected(blocks)?.step).toBe(3);
 
@@ -180,7 +180,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(help.lines[ROWS - 1]).toBe('');
     await term.press('g');
     const back = await term.waitFor((s) => !s.text.includes('(any key closes this help)'), 'the help to close');
-    expect(title(back)).toMatch(/^● Steps: blocks and skips/);
+    expect(title(back)).toMatch(/^● Steps 2\/5 \[blocks\+skips\]/);
 
     // q: the UI goes, the scrollback is back with the command line, then the closing report.
     await term.press('q');
@@ -263,8 +263,8 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(ended.lines[3]).toContain('exit 4');
     expect(ended.lines[3]).toContain('q quits');
     expect(ended.lines[3]).toContain('reached the limit of 3 steps');
-    expect(timeline(ended).map((r) => r.text.split(/\s+/)[0])).toEqual(['read_file', 'exec_shell', 'edit_file', 'max_steps']);
-    expect(selected(ended)?.step).toBe(3);
+    expect(timeline(ended).map((r) => r.text.split(/\s+/)[0])).toEqual(['read_file', 'exec_shell', 'edit_file']);
+    expect(selected(ended)?.step).toBe(2);
     await term.press('q');
     await term.waitForPrompt();
     expect(await printedAfterUi(term, line)).toEqual(['MAX_STEPS: 3 steps, exit 4']);

@@ -44,7 +44,7 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
     const { default: chalk } = await import('chalk');
     chalk.level = 0;
   }
-  const mountTui = await loadInk(env);
+  const mountTui = await loadInk();
   const feed = new RunFeed();
   let onScreen = true;
   const leave = (): void => {
@@ -82,7 +82,9 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
  * Ink decides once, when it is first imported, whether it runs under CI (then it draws only at
  * exit). The UI is opened under CI only when the user asked for it with --tui, so it must draw.
  */
-async function loadInk(env: NodeJS.ProcessEnv): Promise<typeof MountTui> {
+async function loadInk(): Promise<typeof MountTui> {
+  // Ink reads the process's own environment, whatever environment the caller describes.
+  const env = process.env;
   const saved = { CI: env.CI, CONTINUOUS_INTEGRATION: env.CONTINUOUS_INTEGRATION };
   delete env.CI;
   delete env.CONTINUOUS_INTEGRATION;

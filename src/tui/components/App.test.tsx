@@ -117,7 +117,7 @@ describe('App', () => {
     await frameWhere(app, (f) => f.includes('read_file'));
     app.stdin.write('f');
     app.stdin.write('f');
-    const frame = stripAnsi(await frameWhere(app, (f) => f.includes('blocks and skips (2 of 5)')));
+    const frame = stripAnsi(await frameWhere(app, (f) => f.includes('Steps 2/5 [blocks+skips]')));
     expect(frame).not.toMatch(/list_dir\s+✓/);
     expect(selectedLine(frame)).toMatch(/▶\s+2 /);
   });

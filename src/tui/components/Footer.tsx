@@ -21,8 +21,8 @@ export function Footer({ width, search, notice, status }: FooterProps): ReactEle
       </Box>
     );
   }
-  const left = notice ?? footerHints().join(' · ');
-  const text = status === '' ? left : `${left} │ ${status}`;
+  const hints = notice ?? footerHints().join(' · ');
+  const text = status === '' ? hints : `${status} │ ${hints}`;
   return (
     <Box height={1}>
       <Text dimColor={notice === null} wrap="truncate">

@@ -20,12 +20,16 @@ export function useKeyActions(editing: boolean, dispatch: Dispatch<TuiAction>, o
       else if (input !== '' && !key.ctrl && !key.meta && !key.tab) dispatch({ type: 'searchType', text: input });
       return;
     }
-    const action = actionFor(input, key);
-    if (action === null) {
-      dispatch({ type: 'otherKey' });
-      return;
+    // Keys that arrive in one read (fast typing, a slow link, a paste) come as one string.
+    const presses = input.length > 1 && !key.ctrl && !key.meta ? [...input] : [input];
+    for (const press of presses) {
+      const action = actionFor(press, key);
+      if (action === null) {
+        dispatch({ type: 'otherKey' });
+        continue;
+      }
+      onAction(action);
+      dispatch({ type: 'key', action });
     }
-    onAction(action);
-    dispatch({ type: 'key', action });
   });
 }

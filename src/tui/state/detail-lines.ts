@@ -175,7 +175,7 @@ function divergenceLines(out: DetailWriter, event: DivergenceEvent): void {
   }
   out.text(event.message, tone, 2);
   if (detail === undefined) return;
-  out.text(`at ${detail.path}`, 'dim', 2);
+  if (!event.message.includes(detail.path)) out.text(`at ${detail.path}`, 'dim', 2);
   out.sideBySide('recorded', show(detail.recorded), 'replayed', show(detail.replayed), tone);
 }
 
@@ -190,8 +190,9 @@ function show(value: unknown): string {
   return JSON.stringify(value, null, 1) ?? String(value);
 }
 
+/** A duration; a no-break space keeps the number and its unit on one line when text wraps. */
 function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms * 10) / 10} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return ms < 1000 ? `${Math.round(ms * 10) / 10}\u00a0ms` : `${(ms / 1000).toFixed(1)}\u00a0s`;
 }
 
 /** Accumulates wrapped lines; collapsed text blocks are cut with a note of what is hidden. */

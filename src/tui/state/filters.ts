@@ -9,6 +9,9 @@ import type { StepRow } from './step-row.js';
 export const FILTERS = ['all', 'decisions', 'blocks', 'divergences'] as const;
 export type Filter = (typeof FILTERS)[number];
 
+/** Short names for the timeline's title, where space is scarce. */
+export const FILTER_SHORT: Readonly<Record<Filter, string>> = { all: 'all', decisions: 'not allow', blocks: 'blocks+skips', divergences: 'diverged' };
+
 export const FILTER_LABELS: Readonly<Record<Filter, string>> = {
   all: 'all steps',
   decisions: 'decisions other than allow',

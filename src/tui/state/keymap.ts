@@ -76,10 +76,12 @@ export function actionFor(input: string, key: KeyPress): KeyAction | null {
   return null;
 }
 
-/** The footer's key hints: "j/k step · g/G first/last · …", from the table. */
+/** The footer's key hints: "q quit · ? help · j/k step · …", from the table; how to leave comes first. */
 export function footerHints(): string[] {
   const hints: string[] = [];
-  for (const binding of KEY_BINDINGS) {
+  const first: KeyAction[] = ['quit', 'help'];
+  const ordered = [...KEY_BINDINGS.filter((b) => first.includes(b.action)), ...KEY_BINDINGS.filter((b) => !first.includes(b.action))];
+  for (const binding of ordered) {
     if (binding.footer === undefined) continue;
     const keys = binding.action === 'down' ? 'j/k' : binding.action === 'last' ? 'g/G' : binding.label.split(' ')[0] ?? binding.label;
     hints.push(`${keys} ${binding.footer}`);

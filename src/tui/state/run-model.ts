@@ -91,7 +91,10 @@ export function addEvents(model: RunModel, events: readonly RunEvent[]): RunMode
   const flush = (): void => {
     if (pending.length === 0) return;
     const last = rows[rows.length - 1];
-    if (last !== undefined && last.step === pendingStep) rows[rows.length - 1] = summarizeStep(pendingStep, [...last.events, ...pending]);
+    // The loop ends (or waits for input) at the step after its last one; that is not a step of its
+    // own: it joins the step it closes.
+    const joins = last !== undefined && (last.step === pendingStep || (last.step < pendingStep && pending.every(closesStep)));
+    if (joins) rows[rows.length - 1] = summarizeStep(last.step, [...last.events, ...pending]);
     else rows.push(summarizeStep(pendingStep, pending));
     pending = [];
   };
@@ -106,6 +109,10 @@ export function addEvents(model: RunModel, events: readonly RunEvent[]): RunMode
   flush();
   next.rows = rows;
   return next;
+}
+
+function closesStep(event: RunEvent): boolean {
+  return event.type === 'state' || event.type === 'run_end' || event.type === 'checkpoint';
 }
 
 /** The header's facts, updated in place on the model being built. */

@@ -50,6 +50,20 @@ describe('step rows from events', () => {
     expect(more.model.rows[0]).toBe(batched.model.rows[0]);
   });
 
+  it('puts the run\'s end on the step it closes, not on a row of its own', async () => {
+    const events = (await demoEvents()).filter((e) => e.step <= 1 && e.type !== 'run_end');
+    const t = 0;
+    events.push(
+      { seq: 100, step: 2, t, type: 'state', from: 'RUNNING', to: 'MAX_STEPS', reason: 'reached the limit of 2 steps' },
+      { seq: 101, step: 2, t, type: 'run_end', state: 'MAX_STEPS', reason: 'reached the limit of 2 steps', totals: { steps: 2, llmCalls: 2, toolCalls: 2, inputTokens: 0, outputTokens: 0, cost: 0 } },
+    );
+    for (const state of [load(events), events.reduce((s, e) => tuiReducer(s, { type: 'events', events: [e] }), initialState(viewing, SIZE))]) {
+      expect(state.model.rows.map((r) => r.step)).toEqual([0, 1]);
+      expect(state.model.rows[1]?.events.at(-1)?.type).toBe('run_end');
+      expect(state.model.end?.state).toBe('MAX_STEPS');
+    }
+  });
+
   it('tells a text answer, a model error with its retry, and a wait for the model apart', () => {
     const base = { t: 0 };
     const events: RunEvent[] = [
@@ -66,7 +80,7 @@ describe('step rows from events', () => {
     expect(state.model.waiting).toEqual({ for: 'model' });
     const detail = detailText(state);
     expect(detail).toContain('Attempt 1 failed (429), recoverable, retry in 2000 ms (Retry-After 2000 ms)');
-    expect(detail).toContain('Response: stop, 5 in / 6 out tokens, 12 ms, attempt 2');
+    expect(detail).toContain('Response: stop, 5 in / 6 out tokens, 12\u00a0ms, attempt 2');
   });
 
   it('marks a patched step and its expected divergence', async () => {
