@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { NotImplementedError } from '../core/errors.js';
 import type { GlobalOptions } from './io.js';
 
 function version(): string {
@@ -139,14 +138,20 @@ export function buildProgram(): Command {
 
   program
     .command('ci')
-    .description('replay a corpus of golden tapes and fail on drift (not built yet)')
-    .argument('<paths...>', 'tape files or directories of tapes')
-    .addOption(new Option('--reporter <kind>', 'output format').choices(['text', 'json', 'junit']).default('text'))
-    .option('-o, --output <file>', 'write the report to a file')
-    .option('--shard <i/n>', 'run only shard i of n')
-    .option('--concurrency <n>', 'tapes replayed at once')
-    .action(() => {
-      throw new NotImplementedError('ci');
+    .description('replay a corpus of golden tapes strictly and offline, and fail on drift; with --set, report what a change would do to every run')
+    .argument('<paths...>', 'tape files, or directories searched for *.tape.jsonl[.gz]')
+    .option('--reporter <name[:file]>', 'text, json, junit or github, to standard output or a file (repeatable; default text, plus github under GitHub Actions)', collect)
+    .option('--shard <i/n>', 'run only shard i of n (1-based; a stable split by tape path)')
+    .option('--concurrency <n>', 'tapes replayed at once (default: the number of cores)')
+    .option('--update [force]', 'rewrite drifted tapes from their replays (refused under CI unless --update=force)')
+    .option('--set <key=value>', 'what-if: replay every tape with this config override and report what changes (repeatable)', collect)
+    .option('--config <file>', 'replay every tape with this agent config instead of its own (your current agent)')
+    .option('--fail-on-change', 'what-if: exit 7 when any tape changes')
+    .option('--max-failures <n>', 'stop starting new tapes after n failures')
+    .option('--list', 'print the tapes this shard would run, and exit')
+    .action(async (paths: string[], _opts: unknown, command: Command) => {
+      const { runCiCommand } = await import('./commands/ci.js');
+      await runCiCommand(paths, options(command));
     });
 
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run agentctl --help for usage)');

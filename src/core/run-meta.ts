@@ -7,6 +7,13 @@ export const TAPE_VERSION = 1;
 export type RunStatus = 'recording' | 'complete' | 'incomplete';
 export type RunKind = 'record' | 'replay';
 
+/** One `agentctl ci --update` of a tape. */
+export interface TapeUpdate {
+  /** ISO-8601 wall-clock time of the rewrite. */
+  at: string;
+  note: string;
+}
+
 /** What the store keeps about a run, besides its events. Never holds a key or a token. */
 export interface RunMeta {
   /** ULID: sortable by creation time. */
@@ -27,5 +34,7 @@ export interface RunMeta {
   totals?: RunTotals;
   /** Number of events written; kept up to date when the run finishes. */
   eventCount?: number;
+  /** Rewrites of a golden tape by `agentctl ci --update`: when, and why (the run's own data is kept). */
+  updates?: TapeUpdate[];
   tapeVersion: number;
 }

@@ -55,6 +55,11 @@ export class ReplayComparator {
   backInSyncAt: number | null = null;
   /** Every divergence reported, in order. */
   readonly all: DivergenceInput[] = [];
+  /**
+   * Where the first divergence is on the tape: the recorded event it concerns (its `seq`, so a
+   * report can point at the tape file's line) and the type of the replayed event, when there are such.
+   */
+  firstAt: { recordedSeq: number | null; replayedType: RunEvent['type'] | null } | null = null;
   /** Guardrail decisions whose verdict or rule changed, the first divergence included if it was one. */
   decisionChanges = 0;
   /** How many decisions of each match key the replay has made in the current step. */
@@ -124,25 +129,25 @@ export class ReplayComparator {
     if (expected.type === 'llm_request' && event.type === 'llm_request') {
       if (expected.hash !== event.hash || expected.model !== event.model || expected.stream !== event.stream) {
         const detail = this.requestDifference(expected, event);
-        this.diverge(out, event, 'request', `request ${event.iteration} differs at ${detail.path}`, detail);
+        this.diverge(out, event, 'request', `request ${event.iteration} differs at ${detail.path}`, detail, expected);
       }
       return out;
     }
     if (sameJson(expected, event, this.ignored(event))) return out;
     const change = expected.type === 'guardrail' && event.type === 'guardrail' ? decisionChange(expected, event) : null;
     if (change !== null) {
-      this.diverge(out, event, 'decision', change.message, change.detail);
+      this.diverge(out, event, 'decision', change.message, change.detail, expected);
       return out;
     }
     const detail = firstDifference(this.normalize(expected), this.normalize(event));
     if (detail !== null && event.type === 'llm_response' && expected.type === 'llm_response' && this.options.patched.has(event.step)) {
       // Show what the model said, not the finish reason that follows from it.
       const said = firstDifference(expected.response.message, event.response.message, 'response.message') ?? detail;
-      this.diverge(out, event, 'patched', `the response at iteration ${event.step} was patched`, said);
+      this.diverge(out, event, 'patched', `the response at iteration ${event.step} was patched`, said, expected);
     } else if (detail !== null) {
       const kind = expected.type === 'tool_result' && event.type === 'tool_result' ? 'tool_output' : 'event';
       const what = expected.type === event.type ? `${event.type} differs at ${detail.path}` : `the tape has ${describe(expected)}, the replay ${describe(event)}`;
-      this.diverge(out, event, kind, what, detail);
+      this.diverge(out, event, kind, what, detail, expected);
     }
     return out;
   }
@@ -175,7 +180,7 @@ export class ReplayComparator {
     if (missing !== undefined && this.options.state.exhaustedAt === null) {
       this.inSync = false;
       const input = { kind: 'event' as const, iteration: this.step, expected: this.isExpected(this.step), message: `the tape has ${describe(missing)} at step ${this.step} that the replay never produced` };
-      this.push(out, input, null);
+      this.push(out, input, null, this.step, missing);
     }
   }
 
@@ -191,15 +196,18 @@ export class ReplayComparator {
     }, null, at);
   }
 
-  private diverge(out: DivergenceInput[], event: RunEvent, kind: DivergenceEvent['kind'], message: string, detail?: Difference): void {
+  private diverge(out: DivergenceInput[], event: RunEvent, kind: DivergenceEvent['kind'], message: string, detail?: Difference, recorded?: RunEvent): void {
     this.inSync = false;
     const input: Omit<DivergenceInput, 'type' | 'step'> = { kind, iteration: event.step, expected: this.isExpected(event.step), message };
     if (detail !== undefined) input.detail = detail;
-    this.push(out, input, event);
+    this.push(out, input, event, event.step, recorded);
   }
 
-  private push(out: DivergenceInput[], input: Omit<DivergenceInput, 'type' | 'step'>, event: RunEvent | null, step = event?.step ?? this.step): void {
-    this.emit(out, { type: 'divergence', step, ...input }, true);
+  private push(out: DivergenceInput[], input: Omit<DivergenceInput, 'type' | 'step'>, event: RunEvent | null, step = event?.step ?? this.step, recorded?: RunEvent): void {
+    const divergence: DivergenceInput = { type: 'divergence', step, ...input };
+    const wasFirst = this.first;
+    this.emit(out, divergence, true);
+    if (wasFirst === null && this.first === divergence) this.firstAt = { recordedSeq: recorded?.seq ?? null, replayedType: event?.type ?? null };
   }
 
   /** Report a divergence; `mayBeFirst` is false for those found only after the replay left the tape. */

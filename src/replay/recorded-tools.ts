@@ -3,7 +3,9 @@
  * outcome and nothing runs; a call that is not (after a patch) runs live only when its tool is
  * idempotent and not mutating, otherwise it is denied unless side effects are allowed. `live`: tools
  * run again, but a non-idempotent or mutating one only with `--allow-side-effects` (without it, the
- * recorded outcome is used when there is one, and the call is denied when there is not).
+ * recorded outcome is used when there is one, and the call is denied when there is not). `tape`
+ * (`agentctl ci`): outcomes come from the tape and nothing ever runs; a call the tape has no outcome
+ * for is denied and the replay counts as exhausted there (it needs something the tape does not have).
  */
 import type { RunEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
@@ -16,7 +18,7 @@ export interface ReplayToolOptions {
   live: ToolHost;
   recorded: (step: number) => Promise<readonly RunEvent[]>;
   state: ReplayState;
-  mode: 'recorded' | 'live';
+  mode: 'recorded' | 'live' | 'tape';
   allowSideEffects: boolean;
   /** Move the replay clock by a recorded tool duration. */
   advance?: (ms: number) => void;
@@ -57,10 +59,22 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     };
   };
 
+  const tapeOnly: CallPolicy = async (call, _args, tool) => {
+    if ((await recordedOutcome(call, false)) !== undefined) return undefined;
+    state.exhaustedAt ??= state.step;
+    state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
+    return {
+      verdict: 'block',
+      rule: 'not_on_tape',
+      reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
+      message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
+    };
+  };
+
   return {
     lookup: (name) => live.lookup(name),
     definitions: () => live.definitions(),
-    policies: [...live.policies, sideEffects],
+    policies: [...live.policies, options.mode === 'tape' ? tapeOnly : sideEffects],
     async execute(call, args, spec, signal): Promise<ToolRunResult> {
       const risky = spec === undefined ? false : !spec.idempotent || spec.mutating;
       const runLive = options.mode === 'live' ? !risky || options.allowSideEffects : false;
@@ -69,6 +83,8 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
         options.advance?.(recorded.durationMs);
         return { status: recorded.status, output: recorded.output, durationMs: recorded.durationMs };
       }
+      // The tape policy let the call through only because it has an outcome; nothing runs here.
+      if (options.mode === 'tape') return { status: 'error', output: 'not run: no recorded outcome', durationMs: 0 };
       return live.execute(call, args, spec, signal);
     },
   };

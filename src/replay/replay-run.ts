@@ -33,7 +33,8 @@ export interface ReplayOptions {
   fallback?: 'error' | 'live';
   /** The live model for `--fallback live`; built only if the tape runs out. */
   liveLlm?: () => LlmClient;
-  tools?: 'recorded' | 'live';
+  /** `tape`: outcomes from the tape only, nothing ever runs (a call without one ends the replay as exhausted). */
+  tools?: 'recorded' | 'live' | 'tape';
   allowSideEffects?: boolean;
   /** `--set key=value` what-if overrides: divergences they cause are expected. */
   overrides?: readonly string[];
@@ -56,6 +57,8 @@ export interface ReplayResult {
   reason: string;
   totals: RunTotals | null;
   firstDivergence: DivergenceInput | null;
+  /** The tape event the first divergence concerns (its seq) and the replayed event's type, when known. */
+  firstDivergenceAt: { recordedSeq: number | null; replayedType: RunEvent['type'] | null } | null;
   /** True when the first divergence was not expected (no patch or override explains it). */
   unexpected: boolean;
   backInSyncAt: number | null;
@@ -63,6 +66,8 @@ export interface ReplayResult {
   decisionChanges: number;
   liveCalls: number;
   exhaustedAt: number | null;
+  /** With tools from the tape only: the tool outcome the replay needed and the tape did not have. */
+  missing: string | null;
   stoppedByStrict: boolean;
   exitCode: number;
 }
@@ -189,11 +194,13 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     reason: result?.reason ?? 'stopped at the first unexpected divergence (--strict)',
     totals: result?.totals ?? null,
     firstDivergence: first,
+    firstDivergenceAt: comparator.firstAt,
     unexpected,
     backInSyncAt: comparator.backInSyncAt,
     decisionChanges: comparator.decisionChanges,
     liveCalls: state.liveCalls,
     exhaustedAt: state.exhaustedAt,
+    missing: state.missing ?? null,
     stoppedByStrict,
     exitCode,
   };

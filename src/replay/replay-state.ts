@@ -6,4 +6,6 @@ export interface ReplayState {
   exhaustedAt: number | null;
   /** Model calls answered by the live fallback. */
   liveCalls: number;
+  /** Tools from the tape only: what the replay needed that the tape does not have (it ends there). */
+  missing?: string;
 }

@@ -177,6 +177,7 @@ export const runMetaSchema = z.strictObject({
   finalState: terminalState.optional(),
   totals: totals.optional(),
   eventCount: nonNegInt.optional(),
+  updates: z.array(z.strictObject({ at: z.string(), note: z.string() })).optional(),
   tapeVersion: nonNegInt,
 });
 

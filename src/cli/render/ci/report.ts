@@ -1,0 +1,94 @@
+/**
+ * What `agentctl ci` reports, whatever the format: every tape's result, the tapes not run, the
+ * counts, and the exit code. The text, JSON, JUnit and GitHub reporters each render this.
+ */
+import type { CiResult } from '../../../replay/ci-run.js';
+import { isFailure } from '../../../replay/ci-run.js';
+import type { CorpusTape, Shard } from '../../../replay/corpus.js';
+import { describeDecision } from '../../../replay/decision-change.js';
+import type { Drift } from '../../../replay/tape-check.js';
+import { whatIfSentence, whatIfTotals, type WhatIfTotals } from '../../../replay/what-if-summary.js';
+
+export interface CiReport {
+  mode: 'check' | 'what-if';
+  results: readonly CiResult[];
+  skipped: readonly CorpusTape[];
+  shard: Shard | null;
+  failOnChange: boolean;
+  durationMs: number;
+  exitCode: number;
+  /** The `--set` overrides of a what-if. */
+  overrides: readonly string[];
+}
+
+export interface CiCounts {
+  tapes: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  drift: number;
+  exhausted: number;
+  invalid: number;
+  error: number;
+  changed: number;
+  updated: number;
+}
+
+export function countResults(report: CiReport): CiCounts {
+  const counts: CiCounts = {
+    tapes: report.results.length + report.skipped.length, passed: 0, failed: 0, skipped: report.skipped.length,
+    drift: 0, exhausted: 0, invalid: 0, error: 0, changed: 0, updated: 0,
+  };
+  for (const result of report.results) {
+    if (result.outcome !== 'pass') counts[result.outcome]++;
+    if (result.update === 'updated') counts.updated++;
+    if (isFailure(result, report.failOnChange) && result.update !== 'updated') counts.failed++;
+    else counts.passed++;
+  }
+  return counts;
+}
+
+/** `41 passed, 2 failed` (`, 3 skipped` when some were not run): the closing line CI systems read. */
+export function closingLine(counts: CiCounts): string {
+  return `${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}`;
+}
+
+export function whatIfOf(report: CiReport): { totals: WhatIfTotals; sentence: string } | null {
+  if (report.mode !== 'what-if') return null;
+  const totals = whatIfTotals(report.results);
+  return { totals, sentence: whatIfSentence(totals) };
+}
+
+/** A drift as lines for people: where (step, event, field, line) and recorded vs replayed. */
+export function driftLines(drift: Drift): string[] {
+  const where = [`step ${drift.step}`];
+  if (drift.eventType !== null) where.push(drift.eventType);
+  if (drift.path !== null) where.push(`at ${drift.path}`);
+  const lines = [`${where.join(', ')}: ${drift.message}`];
+  if (drift.decision !== null) {
+    const side = (d: Drift['decision'] & object, key: 'recorded' | 'replayed'): string => {
+      const s = d[key];
+      const counters = Object.entries(s.counters).map(([k, v]) => `${k} ${v}`).join(', ');
+      return `${describeDecision(s)} — rule ${s.rule}${counters === '' ? '' : `, ${counters}`}${s.threshold === undefined ? '' : `, threshold ${s.threshold}`}`;
+    };
+    lines.push(`recorded: ${side(drift.decision, 'recorded')}`);
+    lines.push(`replayed: ${side(drift.decision, 'replayed')}`);
+  } else if (drift.path !== null) {
+    lines.push(`recorded: ${show(drift.recorded)}`);
+    lines.push(`replayed: ${show(drift.replayed)}`);
+  }
+  return lines;
+}
+
+/** A value on one line, cut to a readable length. */
+export function show(value: unknown, max = 200): string {
+  if (value === undefined) return '(absent)';
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** `tapes/x.tape.jsonl:42` when the line is known. */
+export function location(result: CiResult): string {
+  const line = result.drift?.line ?? result.line ?? null;
+  return line === null ? result.tape.relativePath : `${result.tape.relativePath}:${line}`;
+}

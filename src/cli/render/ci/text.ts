@@ -1,0 +1,46 @@
+/** `--reporter text`: failures as a table with their details, then the closing line `N passed, M failed`. */
+import { clip, table } from '../../format.js';
+import type { CiResult } from '../../../replay/ci-run.js';
+import { isFailure } from '../../../replay/ci-run.js';
+import { closingLine, countResults, driftLines, location, whatIfOf, type CiReport } from './report.js';
+
+const LABEL: Record<CiResult['outcome'], string> = {
+  pass: 'pass',
+  drift: 'DRIFT',
+  exhausted: 'EXHAUSTED',
+  invalid: 'INVALID',
+  error: 'ERROR',
+  changed: 'changed',
+};
+
+export function textReport(report: CiReport): string {
+  const lines: string[] = [];
+  const counts = countResults(report);
+  const shard = report.shard === null ? '' : ` (shard ${report.shard.index}/${report.shard.count})`;
+  const whatIf = whatIfOf(report);
+  if (whatIf !== null) {
+    lines.push(`what-if ${report.overrides.join(' ')} over ${report.results.length} tape${report.results.length === 1 ? '' : 's'}${shard}:`);
+    const changed = report.results.filter((r) => r.outcome !== 'pass');
+    for (const row of table(changed.map((r) => [r.outcome === 'changed' ? 'changed' : LABEL[r.outcome], r.tape.relativePath, clip(r.message, 140)]))) lines.push(`  ${row}`);
+    if (changed.length === 0) lines.push('  no tape changes');
+    lines.push(whatIf.sentence);
+  } else {
+    const failed = report.results.filter((r) => isFailure(r, report.failOnChange) || r.update !== undefined);
+    if (failed.length > 0) lines.push(`${failed.length} tape${failed.length === 1 ? '' : 's'} did not pass${shard}:`);
+    for (const result of failed) {
+      const tag = result.update === 'updated' ? 'UPDATED' : result.update === 'cannot' ? 'NOT UPDATED' : LABEL[result.outcome];
+      lines.push(`  ${tag.padEnd(11)} ${location(result)}  ${result.name === result.tape.relativePath ? '' : `“${clip(result.name, 60)}”`}`);
+      const detail = result.drift === undefined ? [result.message] : driftLines(result.drift);
+      for (const line of detail) lines.push(`              ${clip(line, 240)}`);
+    }
+    if (counts.updated > 0) lines.push(`updated ${counts.updated} tape${counts.updated === 1 ? '' : 's'} from their replays: review the diff before you commit`);
+  }
+  if (report.skipped.length > 0) lines.push(`stopped after ${counts.failed} failure${counts.failed === 1 ? '' : 's'} (--max-failures): ${report.skipped.length} tape${report.skipped.length === 1 ? '' : 's'} not run`);
+  lines.push(closingLine(counts));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The progress line while the tapes run (a terminal only). */
+export function progressLine(done: number, total: number, failed: number): string {
+  return `agentctl ci: ${done}/${total} tapes${failed > 0 ? `, ${failed} failed` : ''}`;
+}

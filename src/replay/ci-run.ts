@@ -1,0 +1,80 @@
+/**
+ * Replays a corpus of golden tapes in this process, `concurrency` at a time, going on past failures
+ * (one result per tape, in corpus order), stopping early after `maxFailures` if asked, and — with
+ * `update` — rewriting each drifted tape from its replay.
+ */
+import type { AgentConfig } from '../agent/config.js';
+import type { RunEvent } from '../core/events.js';
+import type { CorpusTape } from './corpus.js';
+import { checkTape, type TapeResult } from './tape-check.js';
+import { updatedTape, writeUpdatedTape } from './tape-update.js';
+
+export interface CiOptions {
+  concurrency: number;
+  maxFailures?: number;
+  config?: AgentConfig;
+  configDir?: string;
+  overrides?: readonly string[];
+  /** Rewrite drifted tapes; `note` is recorded in their header. */
+  update?: { at: string; note: string };
+  /** What-if: a changed tape counts as a failure. */
+  failOnChange?: boolean;
+  /** Told after each tape (for progress). */
+  onResult?: (result: CiResult, done: number, total: number) => void;
+}
+
+export interface CiResult extends TapeResult {
+  /** With `update`: the drifted tape was rewritten, or could not be (it needs more than it has). */
+  update?: 'updated' | 'cannot';
+}
+
+export interface CiRun {
+  results: CiResult[];
+  /** Tapes never started because `maxFailures` was reached. */
+  skipped: CorpusTape[];
+}
+
+/** Outcomes that fail a CI run. */
+export function isFailure(result: TapeResult, failOnChange = false): boolean {
+  return result.outcome === 'drift' || result.outcome === 'exhausted' || result.outcome === 'invalid' || result.outcome === 'error' || (failOnChange && result.outcome === 'changed');
+}
+
+export async function runCi(tapes: readonly CorpusTape[], options: CiOptions): Promise<CiRun> {
+  const results: (CiResult | undefined)[] = new Array(tapes.length);
+  let next = 0;
+  let done = 0;
+  let failures = 0;
+  const stopped = (): boolean => options.maxFailures !== undefined && failures >= options.maxFailures;
+
+  const worker = async (): Promise<void> => {
+    while (next < tapes.length && !stopped()) {
+      const index = next++;
+      const tape = tapes[index] as CorpusTape;
+      const result = await checkOne(tape, options);
+      results[index] = result;
+      done++;
+      if (isFailure(result, options.failOnChange) && !(result.update === 'updated')) failures++;
+      options.onResult?.(result, done, tapes.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, tapes.length)) }, worker));
+  const finished: CiResult[] = [];
+  const skipped: CorpusTape[] = [];
+  results.forEach((result, i) => (result === undefined ? skipped.push(tapes[i] as CorpusTape) : finished.push(result)));
+  return { results: finished, skipped };
+}
+
+async function checkOne(tape: CorpusTape, options: CiOptions): Promise<CiResult> {
+  const events: RunEvent[] | undefined = options.update === undefined ? undefined : [];
+  const { replay: _replay, ...result } = await checkTape(tape, {
+    ...(options.config === undefined ? {} : { config: options.config, configDir: options.configDir ?? process.cwd() }),
+    ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
+    // A tape to rewrite is replayed to its end, past its first divergence.
+    ...(events === undefined ? {} : { onEvent: (event: RunEvent) => events.push(event), strict: false }),
+  });
+  if (options.update === undefined || events === undefined || result.meta === undefined) return result;
+  if (result.outcome === 'exhausted') return { ...result, update: 'cannot' };
+  if (result.outcome !== 'drift') return result;
+  await writeUpdatedTape(tape.path, updatedTape(result.meta, events, options.update));
+  return { ...result, update: 'updated' };
+}

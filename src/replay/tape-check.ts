@@ -1,0 +1,191 @@
+/**
+ * One golden tape in CI: replayed strictly and offline — the tape's model answers, the tape's tool
+ * outcomes, nothing ever run and no network call — and judged: `pass`, `drift` (the first unexpected
+ * divergence, with where it is on the tape), `exhausted` (the replay needed a model answer or a tool
+ * outcome the tape does not have), `invalid` (the tape itself is bad) or `error`. Under `--set`
+ * (what-if) it reports instead what the override changes: the first decision that changed, and the
+ * final state, steps, tokens and cost before and after.
+ */
+import type { AgentConfig } from '../agent/config.js';
+import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
+import { isAgentctlError, TapeFormatError } from '../core/errors.js';
+import type { RunMeta } from '../core/run-meta.js';
+import { openTapeFile } from '../tape/tape-file.js';
+import type { CorpusTape } from './corpus.js';
+import { describeDecision, type DecisionSummary } from './decision-change.js';
+import { replayRun, type ReplayResult } from './replay-run.js';
+
+export type TapeOutcome = 'pass' | 'drift' | 'exhausted' | 'invalid' | 'error' | 'changed';
+
+/** The first unexpected divergence, as a CI report shows it. */
+export interface Drift {
+  step: number;
+  kind: DivergenceEvent['kind'];
+  /** The type of the replayed event that differs, when there is one. */
+  eventType: string | null;
+  message: string;
+  path: string | null;
+  recorded: unknown;
+  replayed: unknown;
+  /** The line of the tape file holding the recorded event it concerns, when there is one. */
+  line: number | null;
+  /** For a changed guardrail decision: the rule, counters and threshold on each side. */
+  decision: { recorded: DecisionSummary; replayed: DecisionSummary } | null;
+}
+
+/** What a what-if (`--set`) does to one tape. */
+export interface WhatIf {
+  /** The first decision whose verdict or rule changed. */
+  firstChange: { step: number; message: string; rule: string; before: string; after: string } | null;
+  decisionChanges: number;
+  state: { before: string | null; after: string | null };
+  steps: { before: number; after: number };
+  tokens: { before: number; after: number };
+  cost: { before: number; after: number };
+}
+
+export interface TapeResult {
+  tape: CorpusTape;
+  /** The run's name, or its task. */
+  name: string;
+  outcome: TapeOutcome;
+  /** One line saying what happened. */
+  message: string;
+  durationMs: number;
+  meta?: RunMeta;
+  drift?: Drift;
+  exhaustedAt?: number;
+  /** For `invalid`: the line of the tape file at fault, when known. */
+  line?: number;
+  whatIf?: WhatIf;
+}
+
+export interface CheckOptions {
+  /** `--config`: replay with the user's current agent config (its divergences are unexpected). */
+  config?: AgentConfig;
+  configDir?: string;
+  /** `--set`: a what-if over the tape (its divergences are expected). */
+  overrides?: readonly string[];
+  /** Receives every replayed event (for `--update`). */
+  onEvent?: (event: RunEvent) => void;
+  /** Stop at the first unexpected divergence (default). `--update` replays to the end instead. */
+  strict?: boolean;
+  /** Wall-clock time, for the result's duration only. */
+  now?: () => number;
+}
+
+/** The line of a tape file that holds event `seq`: line 1 is the header. */
+export const lineOfSeq = (seq: number): number => seq + 2;
+
+export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): Promise<TapeResult & { replay?: ReplayResult }> {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  const done = (result: Omit<TapeResult, 'tape' | 'durationMs'>): TapeResult => ({ tape, durationMs: now() - started, ...result });
+  let meta: RunMeta | undefined;
+  try {
+    const file = await openTapeFile(tape.path);
+    meta = file.meta;
+    const name = meta.name ?? meta.task;
+    const whatIf = (options.overrides?.length ?? 0) > 0;
+    const replay = replayRun({
+      source: { meta, label: tape.relativePath, events: () => file.events() },
+      fallback: 'error',
+      tools: 'tape',
+      strict: !whatIf && (options.strict ?? true),
+      ...(whatIf ? { overrides: options.overrides } : {}),
+      ...(options.config === undefined ? {} : { config: options.config, configDir: options.configDir ?? process.cwd() }),
+    });
+    let firstChange: WhatIf['firstChange'] = null;
+    let result: ReplayResult;
+    for (;;) {
+      const next = await replay.next();
+      if (next.done) {
+        result = next.value;
+        break;
+      }
+      const event = next.value;
+      options.onEvent?.(event);
+      if (firstChange === null && event.type === 'divergence' && event.kind === 'decision') firstChange = changeOf(event);
+    }
+    const base = { name, meta };
+    if (whatIf) return { ...done({ ...base, ...whatIfOutcome(meta, result, firstChange) }), replay: result };
+    if (result.verdict === 'exhausted') {
+      const at = result.exhaustedAt ?? 0;
+      const why = result.missing ?? `the replay needs a model answer at step ${at} that the tape does not have`;
+      return { ...done({ ...base, outcome: 'exhausted', message: why, exhaustedAt: at }), replay: result };
+    }
+    if (result.unexpected && result.firstDivergence !== null) {
+      const drift = driftOf(result);
+      return { ...done({ ...base, outcome: 'drift', message: `drift at step ${drift.step}: ${drift.message}`, drift }), replay: result };
+    }
+    return { ...done({ ...base, outcome: 'pass', message: `reproduced: ${result.totals?.steps ?? 0} steps, final state ${result.state ?? '?'}` }), replay: result };
+  } catch (error) {
+    const name = meta?.name ?? meta?.task ?? tape.relativePath;
+    const extra = meta === undefined ? {} : { meta };
+    if (error instanceof TapeFormatError) {
+      return done({ name, ...extra, outcome: 'invalid', message: error.message, ...(error.line === undefined ? {} : { line: error.line }) });
+    }
+    const message = isAgentctlError(error) ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    return done({ name, ...extra, outcome: 'error', message });
+  }
+}
+
+function driftOf(result: ReplayResult): Drift {
+  const first = result.firstDivergence!;
+  const at = result.firstDivergenceAt;
+  const detail = first.detail;
+  const decision = first.kind === 'decision' && detail !== undefined && isSummary(detail.recorded) && isSummary(detail.replayed)
+    ? { recorded: detail.recorded, replayed: detail.replayed }
+    : null;
+  return {
+    step: first.step,
+    kind: first.kind,
+    eventType: at?.replayedType ?? null,
+    message: first.message,
+    path: detail?.path ?? null,
+    recorded: detail?.recorded,
+    replayed: detail?.replayed,
+    line: at?.recordedSeq === null || at?.recordedSeq === undefined ? null : lineOfSeq(at.recordedSeq),
+    decision,
+  };
+}
+
+function changeOf(event: DivergenceEvent): WhatIf['firstChange'] {
+  const detail = event.detail;
+  if (detail === undefined || !isSummary(detail.recorded) || !isSummary(detail.replayed)) return null;
+  const { recorded, replayed } = detail;
+  return { step: event.step, message: event.message, rule: replayed.rule, before: describeDecision(recorded), after: describeDecision(replayed) };
+}
+
+type WhatIfOutcome = Pick<TapeResult, 'outcome' | 'message' | 'whatIf' | 'exhaustedAt'>;
+
+function whatIfOutcome(meta: RunMeta, result: ReplayResult, firstChange: WhatIf['firstChange']): WhatIfOutcome {
+  const before: Partial<RunTotals> = meta.totals ?? {};
+  const after: Partial<RunTotals> = result.totals ?? {};
+  const tokens = (t: Partial<RunTotals>): number => (t.inputTokens ?? 0) + (t.outputTokens ?? 0);
+  const whatIf: WhatIf = {
+    firstChange,
+    decisionChanges: result.decisionChanges,
+    state: { before: meta.finalState ?? null, after: result.state },
+    steps: { before: before.steps ?? 0, after: after.steps ?? 0 },
+    tokens: { before: tokens(before), after: tokens(after) },
+    cost: { before: before.cost ?? 0, after: after.cost ?? 0 },
+  };
+  if (result.verdict === 'exhausted') {
+    const at = result.exhaustedAt ?? 0;
+    const why = result.missing ?? `it needs a model answer at step ${at} that the tape does not have`;
+    return { outcome: 'exhausted', message: `cannot tell past step ${at}: ${why}`, whatIf, exhaustedAt: at };
+  }
+  const changed = whatIf.decisionChanges > 0 || whatIf.state.before !== whatIf.state.after || whatIf.steps.before !== whatIf.steps.after;
+  if (!changed) return { outcome: 'pass', message: 'unchanged', whatIf };
+  const parts: string[] = [];
+  if (firstChange !== null) parts.push(`step ${firstChange.step}: ${firstChange.rule} ${firstChange.before} → ${firstChange.after}`);
+  if (whatIf.state.before !== whatIf.state.after) parts.push(`ends ${whatIf.state.after ?? '?'} (was ${whatIf.state.before ?? '?'})`);
+  const saved = whatIf.steps.before - whatIf.steps.after;
+  if (saved !== 0) parts.push(saved > 0 ? `${saved} step${saved === 1 ? '' : 's'} fewer` : `${-saved} step${saved === -1 ? '' : 's'} more`);
+  return { outcome: 'changed', message: parts.join('; '), whatIf };
+}
+
+function isSummary(value: unknown): value is DecisionSummary {
+  return value !== null && typeof value === 'object' && 'verdict' in value && 'rule' in value;
+}
