@@ -186,7 +186,9 @@ describe('record → replay', () => {
     const strict = await runCli(['replay', 'run', '--store', store, '--config', changed, '--strict', '--no-save'], { env: noModel });
     expect(strict.code).toBe(7);
     expect(strict.stdout).toMatch(/diverged unexpectedly/);
-    expect(strict.stdout).toMatch(/systemPrompt/);
+    // The config is the user's own: what it changes is reported, the system message the model was sent.
+    expect(strict.stdout).toMatch(/at step 0: request 0 differs at messages\[0\]\.content/);
+    expect(strict.stdout).toMatch(/replayed: "Be brief\."/);
     const lenient = await runCli(['replay', 'run', '--store', store, '--config', changed, '--json', '--no-save'], { env: noModel });
     expect(lenient.code).toBe(0);
     expect(summaryOf(lenient)).toMatchObject({ verdict: 'diverged', firstDivergence: { expected: false } });

@@ -23,6 +23,8 @@ const TIMING = new Set(['seq', 't', 'durationMs']);
 /** Under a what-if, thresholds (and the reasons that quote them) change on purpose. */
 const WHAT_IF_GUARDRAIL = new Set([...TIMING, 'threshold', 'reason']);
 const WHAT_IF_START = new Set([...TIMING, 'config']);
+/** A replacement config (`--config`): run_start's config and what it takes from it are the user's, not news. */
+const REPLACED_START = new Set([...TIMING, 'config', 'model', 'seed']);
 /** Notes about the replay's course, not departures from the tape: never the first divergence. */
 const NOT_FIRST: ReadonlySet<DivergenceEvent['kind']> = new Set(['resync', 'exhausted', 'live']);
 
@@ -35,6 +37,11 @@ export interface CompareOptions {
   patched: ReadonlySet<number>;
   /** The config was overridden on purpose (`--set`): every divergence is expected, config not compared. */
   whatIf: boolean;
+  /**
+   * The replay runs with a config the user gave (`--config`): the config itself is not compared
+   * (the user knows it changed); what it does to the run is, and that is unexpected.
+   */
+  configReplaced?: boolean;
   fallback: 'error' | 'live';
   /** False for a tape whose recording never finished (no run_end): its end is not a divergence. */
   complete: boolean;
@@ -279,6 +286,11 @@ export class ReplayComparator {
 
   /** The keys an event is not compared on: behaviour counts, not timing or numbering. */
   private ignored(event: RunEvent): ReadonlySet<string> {
+    if (this.options.configReplaced === true) {
+      // The thresholds (and reasons quoting them) are the user's config too; verdicts and counters are behaviour.
+      if (event.type === 'run_start') return REPLACED_START;
+      if (event.type === 'guardrail') return WHAT_IF_GUARDRAIL;
+    }
     if (!this.options.whatIf) return TIMING;
     if (event.type === 'guardrail') return WHAT_IF_GUARDRAIL;
     return event.type === 'run_start' ? WHAT_IF_START : TIMING;

@@ -109,7 +109,7 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
     }
     const base = { name, meta };
     if (whatIf) return { ...done({ ...base, ...whatIfOutcome(meta, result, firstChange) }), replay: result };
-    if (result.verdict === 'exhausted') {
+    if (result.verdict === 'exhausted' && !endsWhereRecordingStopped(meta, result)) {
       const at = result.exhaustedAt ?? 0;
       const why = result.missing ?? `the replay needs a model answer at step ${at} that the tape does not have`;
       return { ...done({ ...base, outcome: 'exhausted', message: why, exhaustedAt: at }), replay: result };
@@ -118,16 +118,29 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
       const drift = driftOf(result);
       return { ...done({ ...base, outcome: 'drift', message: `drift at step ${drift.step}: ${drift.message}`, drift }), replay: result };
     }
-    return { ...done({ ...base, outcome: 'pass', message: `reproduced: ${result.totals?.steps ?? 0} steps, final state ${result.state ?? '?'}` }), replay: result };
+    const reproduced = result.verdict === 'exhausted'
+      ? `reproduced up to where its recording stopped (step ${result.exhaustedAt ?? 0})`
+      : `reproduced: ${result.totals?.steps ?? 0} steps, final state ${result.state ?? '?'}`;
+    return { ...done({ ...base, outcome: 'pass', message: reproduced }), replay: result };
   } catch (error) {
     const name = meta?.name ?? meta?.task ?? tape.relativePath;
     const extra = meta === undefined ? {} : { meta };
     if (error instanceof TapeFormatError) {
-      return done({ name, ...extra, outcome: 'invalid', message: error.message, ...(error.line === undefined ? {} : { line: error.line }) });
+      // The report names the tape (and line) itself: the message says only what is wrong.
+      const message = error.line === undefined ? error.detail : `line ${error.line}: ${error.detail}`;
+      return done({ name, ...extra, outcome: 'invalid', message, ...(error.line === undefined ? {} : { line: error.line }) });
     }
     const message = isAgentctlError(error) ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
     return done({ name, ...extra, outcome: 'error', message });
   }
+}
+
+/**
+ * A tape whose recorder died (status `incomplete`) ends without a `run_end`: a replay that matched
+ * every event up to there and then found no next model answer reproduced all there is.
+ */
+function endsWhereRecordingStopped(meta: RunMeta, result: ReplayResult): boolean {
+  return meta.status === 'incomplete' && result.firstDivergence === null && result.missing === null;
 }
 
 function driftOf(result: ReplayResult): Drift {
