@@ -141,7 +141,9 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
 
   const whatIf = (options.overrides?.length ?? 0) > 0;
   const complete = source.meta.status === 'complete';
-  const comparator = new ReplayComparator({ cursor, state, patched: new Set(patches.keys()), whatIf, configReplaced: options.config !== undefined, fallback, complete });
+  const comparator = new ReplayComparator({
+    cursor, state, patched: new Set(patches.keys()), whatIf, configReplaced: options.config !== undefined, fallback, complete,
+  });
   const task = source.meta.task;
   let seq = 0;
   // The loop's events are its own fresh objects: renumbered in place to make room for divergences.
