@@ -95,7 +95,9 @@ describe('a drifted, a truncated and a corrupt tape', () => {
     expect(result.code).toBe(7);
     expect(result.stdout).toContain('1 passed, 1 failed');
     const xml = await readFile(file, 'utf8');
-    interface Suite { name: string; tests: string; failures: string; errors: string; time: string; timestamp: string; testcase: Record<string, unknown>[] }
+    interface Suite {
+      name: string; tests: string; failures: string; errors: string; time: string; timestamp: string; testcase: Record<string, unknown>[];
+    }
     const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
       testsuites: { tests: string; failures: string; errors: string; testsuite: Suite };
     };
