@@ -58,11 +58,14 @@ export class TapeExhaustedError extends AgentctlError {
 export class TapeFormatError extends AgentctlError {
   readonly file: string | undefined;
   readonly line: number | undefined;
+  /** What is wrong, without the file and line. */
+  readonly detail: string;
   constructor(detail: string, where: { file?: string; line?: number } = {}, options: { cause?: unknown } = {}) {
     const place = where.file === undefined ? '' : where.line === undefined ? `${where.file}: ` : `${where.file}:${where.line}: `;
     super(`${place}${detail}`, 9, options);
     this.file = where.file;
     this.line = where.line;
+    this.detail = detail;
   }
 }
 
