@@ -155,7 +155,9 @@ function parseReporters(options: CiCommandOptions, env: NodeJS.ProcessEnv): Repo
 
 function updateMode(options: CiCommandOptions, env: NodeJS.ProcessEnv, overrides: readonly string[]): boolean {
   if (options.update === undefined || options.update === false) return false;
-  if (options.update !== true && options.update !== 'force') throw new UsageError(`--update takes no value or 'force', got '${options.update}'`);
+  if (options.update !== true && options.update !== 'force') {
+    throw new UsageError(`--update takes no value or =force, got '${options.update}'`, { hint: 'put --update after the paths: agentctl ci tapes/ --update' });
+  }
   if (overrides.length > 0) throw new UsageError('--update cannot be used with --set: a what-if never rewrites tapes', { hint: 'to change the tapes for good, replay them with --config <file> --update' });
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false';
   if (ci && options.update !== 'force') {
