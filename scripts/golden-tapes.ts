@@ -45,17 +45,7 @@ export interface GoldenTape {
   exitCode: number;
   /** What the run must show besides its end. */
   checks: readonly TapeCheck[];
-  /**
-   * Set while an agentctl bug keeps the tape from reproducing on replay: the tape is then kept in
-   * fixtures/held-back-tapes/ instead of tapes/ (where `agentctl ci tapes/` would fail on it), and
-   * its test pins the divergence. `step` is where the replay departs from it.
-   */
-  heldBack?: { step: number; reason: string };
 }
-
-/** Why failure-halt and halt-nudge are held back (see tapes/README.md, "Held back"). */
-const WARNING_REPLAYED_TWICE =
-  'replay appends the consecutive-failure warning to a recorded tool result that already ends with it, so the replay diverges at that result';
 
 const guardrails = (lines: readonly RecordedLine[]): RecordedLine[] => lines.filter((l) => l.type === 'guardrail');
 
@@ -142,7 +132,6 @@ export const GOLDEN_TAPES: readonly GoldenTape[] = [
       decision('halt', 'consecutive_failures_halt', { step: 1, tool: 'read_file' }),
       decision('block', 'after_halt', { step: 1, tool: 'list_dir' }),
     ],
-    heldBack: { step: 0, reason: WARNING_REPLAYED_TWICE },
   },
   {
     name: 'halt-nudge',
@@ -156,7 +145,6 @@ export const GOLDEN_TAPES: readonly GoldenTape[] = [
       events('a halt_nudge user message at step 2', 'user_message', 1, (l) => l.internal === 'halt_nudge' && l.step === 2),
       events('list_dir runs after the nudge', 'tool_result', 1, (l) => l.tool === 'list_dir' && l.status === 'ok' && Number(l.step) > 2),
     ],
-    heldBack: { step: 1, reason: WARNING_REPLAYED_TWICE },
   },
   {
     name: 'max-tokens-recovery',

@@ -29,14 +29,12 @@ import { GOLDEN_TAPES, checkRecording, type GoldenTape, type RecordedLine } from
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'agentctl.js');
 export const TAPES_DIR = join(ROOT, 'tapes');
-/** Where a tape whose replay an agentctl bug breaks waits for the fix (GoldenTape.heldBack). */
-export const HELD_BACK_DIR = join(ROOT, 'fixtures', 'held-back-tapes');
 /** Prefix of every temp directory a recording uses; tests replace paths under it. */
 export const TEMP_PREFIX = 'agentctl-golden-';
 
-/** Where a golden tape is committed: tapes/, or fixtures/held-back-tapes/ while it is held back. */
+/** Where a golden tape is committed. */
 export function tapePath(tape: GoldenTape): string {
-  return join(tape.heldBack === undefined ? TAPES_DIR : HELD_BACK_DIR, `${tape.name}.tape.jsonl`);
+  return join(TAPES_DIR, `${tape.name}.tape.jsonl`);
 }
 
 export function configPath(tape: GoldenTape): string {

@@ -2,16 +2,15 @@
  * The golden tapes (tapes/*.tape.jsonl, one row each in scripts/golden-tapes.ts) are evidence: each
  * must replay offline through the real binary, reproduce, and show what it was made for. Re-recording
  * each tape's scenario must give the same events, so a committed tape cannot silently drift from
- * what the code does. A tape held back for an agentctl bug (fixtures/held-back-tapes/) is re-recorded
- * too, and its replay's divergence is pinned until the bug is fixed. The recordings and replays run a
- * few at a time (child processes that mostly wait), each test awaiting its own.
+ * what the code does. The recordings and replays run a few at a time (child processes that mostly
+ * wait), each test awaiting its own.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_TAPES, failedChecks, type GoldenTape, type RecordedLine } from '../scripts/golden-tapes.js';
-import { HELD_BACK_DIR, TAPES_DIR, TEMP_PREFIX, goldenTape, recordTape, tapePath, type RecordedTape } from '../scripts/record-tapes.js';
+import { TAPES_DIR, TEMP_PREFIX, goldenTape, recordTape, tapePath, type RecordedTape } from '../scripts/record-tapes.js';
 import type { RunEvent } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
@@ -94,42 +93,24 @@ async function tapeFiles(dir: string): Promise<string[]> {
   return (await readdir(dir).catch(() => [])).filter((f) => f.endsWith('.tape.jsonl')).sort();
 }
 
-it('the table and the files agree: every row has its tape, in tapes/ or (held back) in fixtures/held-back-tapes/, and no file lacks a row', async () => {
+it('the table and the files agree: every row has its tape in tapes/, and no file lacks a row', async () => {
   const named = (tapes: readonly GoldenTape[]): string[] => tapes.map((t) => `${t.name}.tape.jsonl`).sort();
-  expect(await tapeFiles(TAPES_DIR)).toEqual(named(GOLDEN_TAPES.filter((t) => t.heldBack === undefined)));
-  expect(await tapeFiles(HELD_BACK_DIR)).toEqual(named(GOLDEN_TAPES.filter((t) => t.heldBack !== undefined)));
+  expect(await tapeFiles(TAPES_DIR)).toEqual(named(GOLDEN_TAPES));
   expect(GOLDEN_TAPES.length).toBeGreaterThanOrEqual(10);
 });
 
 describe.each(GOLDEN_TAPES.map((tape) => [tape.name, tape] as const))('%s', (name, tape) => {
-  const held = tape.heldBack;
-  if (held === undefined) {
-    it('replays offline through the binary: verdict reproduced, exit 0, and what the tape is for', async () => {
-      const result = await replays.get(name)!;
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      const lines = jsonLines(result.stdout);
-      const summary = lines.at(-1);
-      expect(summary?.firstDivergence, JSON.stringify(summary?.firstDivergence)).toBeNull();
-      expect(lines.filter((l) => l.type === 'divergence')).toEqual([]);
-      expect(summary).toMatchObject({ type: 'summary', runId: null, state: tape.end.state, exitCode: 0, verdict: 'reproduced', liveCalls: 0 });
-      expect(failedChecks(tape, lines)).toEqual([]);
-    }, 90_000);
-  } else {
-    // Pins the agentctl bug the tape is held back for. When this fails because the replay now
-    // reproduces, move the tape to tapes/ and drop `heldBack` from its row.
-    it(`held back: its replay still diverges at step ${held.step}, the warned tool result getting its warning twice`, async () => {
-      const result = await replays.get(name)!;
-      expect(result.code).toBe(0);
-      const summary = jsonLines(result.stdout).at(-1);
-      expect(summary?.verdict, 'the replay reproduces now: move the tape to tapes/ and drop heldBack from its row').toBe('diverged');
-      expect(summary).toMatchObject({ state: tape.end.state, firstDivergence: { step: held.step, kind: 'tool_output', detail: { path: 'output' } } });
-      const { recorded, replayed } = (summary?.firstDivergence as { detail: { recorded: string; replayed: string } }).detail;
-      const warning = recorded.slice(recorded.lastIndexOf('\n\nWarning: ') + 2);
-      expect(warning).toMatch(/^Warning: `read_file` has failed \d+ consecutive times/);
-      expect(replayed).toBe(`${recorded}\n\n${warning}`);
-    }, 90_000);
-  }
+  it('replays offline through the binary: verdict reproduced, exit 0, and what the tape is for', async () => {
+    const result = await replays.get(name)!;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = jsonLines(result.stdout);
+    const summary = lines.at(-1);
+    expect(summary?.firstDivergence, JSON.stringify(summary?.firstDivergence)).toBeNull();
+    expect(lines.filter((l) => l.type === 'divergence')).toEqual([]);
+    expect(summary).toMatchObject({ type: 'summary', runId: null, state: tape.end.state, exitCode: 0, verdict: 'reproduced', liveCalls: 0 });
+    expect(failedChecks(tape, lines)).toEqual([]);
+  }, 90_000);
 
   it('re-recording its scenario gives the committed tape again (timing, ids and paths aside)', async () => {
     const fresh = await recordings.get(name)!;

@@ -228,9 +228,12 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     const line = command(args);
     await term.type(line);
     const ended = await term.waitFor((s) => uiUp(s) && /^(ended|stopped) /.test(s.lines[3] ?? ''), 'the replay to end in the UI');
-    expect(ended.lines[2]).toContain('diverged at 0 (unexpected)');
-    expect(selected(ended)).toMatchObject({ step: 0, text: expect.stringContaining('≠') });
+    // The config is the user's own: the first divergence is what it changes, the repetition stop at step 4.
+    expect(ended.lines[2]).toContain('diverged at 4 (unexpected)');
     expect(ended.lines[3]).toContain(`exit ${expected}`);
+    await term.press('d');
+    const atDivergence = await term.waitFor((s) => selected(s)?.step === 4, 'd to select the divergence');
+    expect(selected(atDivergence)).toMatchObject({ step: 4, text: expect.stringContaining('≠') });
     await term.press('q');
     await term.waitForPrompt();
     const printed = await printedAfterUi(term, line);

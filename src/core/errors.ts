@@ -24,13 +24,6 @@ export class UsageError extends AgentctlError {
   }
 }
 
-/** A command that is registered but not built yet (exit 2). */
-export class NotImplementedError extends AgentctlError {
-  constructor(command: string) {
-    super(`'agentctl ${command}' is not available in this version yet`, 2);
-  }
-}
-
 /** A run that ended in ERROR (repetition, tool-failure halt, fatal provider error) (exit 3). */
 export class RunError extends AgentctlError {
   constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {

@@ -20,6 +20,7 @@ export { stepSignature, stepSignatureDigest, describeStep, SIGNATURE_VALUE_LIMIT
 export { evaluateBudget, type BudgetLimits, type BudgetUsage } from './budget-proximity.js';
 export { denyUnknownTools, type CallPolicy, type PolicyDecision } from './call-policy.js';
 export {
+  withoutWarning,
   runToolCalls, type ExecutorResult, type HaltReport, type PipelineItem, type StepToolOutcome, type ToolCallPipelineOptions,
   type ToolCallResult, type ToolExecutor,
 } from './tool-call-pipeline.js';

@@ -4,7 +4,7 @@ import type { ToolOutcomeStatus, ToolSpec } from '../core/tools.js';
 import { parseToolCall } from './call-key.js';
 import { decisionRecord } from './decision-record.js';
 import type { LoopGuard, OutcomeDecision } from './loop-guard.js';
-import { afterHaltMessage } from './messages.js';
+import { afterHaltMessage, failureWarnMessage } from './messages.js';
 import type { CallPolicy } from './call-policy.js';
 import type { RecordContext, ReplayControl } from './replay-control.js';
 import { RULES } from './rules.js';
@@ -193,6 +193,18 @@ function withWarning(output: string, decision: OutcomeDecision): string {
   return output === '' ? decision.message : `${output}
 
 ${decision.message}`;
+}
+
+/**
+ * The tool's own output from what the model saw: a recorded result that carried a failure warning
+ * (its decision warned at `failures`) without that warning, so a replay that returns the recorded
+ * outcome lets the pipeline decide about the warning again instead of adding a second one.
+ */
+export function withoutWarning(shown: string, tool: string, failures: number): string {
+  const message = failureWarnMessage(tool, failures);
+  if (shown === message) return '';
+  const suffix = `\n\n${message}`;
+  return shown.endsWith(suffix) ? shown.slice(0, -suffix.length) : shown;
 }
 
 /** A record of a gate that keeps no counters (arguments, policy); positional to stay cheap. */

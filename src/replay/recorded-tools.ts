@@ -10,7 +10,7 @@
 import type { RunEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
 import type { CallPolicy } from '../guardrails/index.js';
-import { parseToolCall } from '../guardrails/index.js';
+import { parseToolCall, withoutWarning } from '../guardrails/index.js';
 import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
 import type { ReplayState } from './replay-state.js';
 
@@ -42,7 +42,10 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
       const result = events.find((e): e is ToolResultEvent => e.type === 'tool_result' && e.callId === event.callId);
       if (result === undefined || result.status === 'denied') continue;
       if (consume) used.add(event.callId);
-      return result;
+      // What the model saw may end with a failure warning; the pipeline decides about that again.
+      const warned = events.find((e) => e.type === 'guardrail' && e.callId === event.callId && e.gate === 'failures' && e.verdict === 'warn');
+      if (warned?.type !== 'guardrail') return result;
+      return { ...result, output: withoutWarning(result.output, result.tool, warned.counters.after.failures ?? 0) };
     }
     return undefined;
   }
