@@ -142,6 +142,13 @@ describe('a drifted, a truncated and a corrupt tape', () => {
     const annotations = result.stdout.split('\n').filter((l) => l.startsWith('::error'));
     expect(annotations).toHaveLength(11);
     expect(annotations[10]).toBe('::error title=agentctl ci::2 more tapes failed: many/t10.tape.jsonl, many/t11.tape.jsonl');
+
+    // --max-failures: no new tape starts once that many have failed; the rest are reported skipped.
+    const stopped = await runCli(['ci', many, '--max-failures', '2', '--concurrency', '1', '--reporter', 'junit:stopped.xml'], { cwd: dir, env: offline });
+    expect(stopped.code).toBe(7);
+    expect(stopped.stdout).toContain('stopped after 2 failures (--max-failures): 10 tapes not run');
+    expect(stopped.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 2 failed, 10 skipped');
+    expect((await readFile(join(dir, 'stopped.xml'), 'utf8')).match(/<skipped /g)).toHaveLength(10);
   });
 
   it('a truncated or corrupt tape is invalid, with its line; alone, that is exit 9', async () => {

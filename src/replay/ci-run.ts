@@ -60,7 +60,12 @@ export async function runCi(tapes: readonly CorpusTape[], options: CiOptions): P
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, tapes.length)) }, worker));
   const finished: CiResult[] = [];
   const skipped: CorpusTape[] = [];
-  results.forEach((result, i) => (result === undefined ? skipped.push(tapes[i] as CorpusTape) : finished.push(result)));
+  // A plain loop: forEach would pass over the holes left by tapes that never started.
+  for (let i = 0; i < tapes.length; i++) {
+    const result = results[i];
+    if (result === undefined) skipped.push(tapes[i] as CorpusTape);
+    else finished.push(result);
+  }
   return { results: finished, skipped };
 }
 
