@@ -85,6 +85,9 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
 async function loadInk(): Promise<typeof MountTui> {
   // Ink reads the process's own environment, whatever environment the caller describes.
   const env = process.env;
+  // React's development build records a performance entry per render, and Node keeps them all:
+  // memory would grow with every frame. A user's own NODE_ENV wins.
+  env.NODE_ENV ??= 'production';
   const saved = { CI: env.CI, CONTINUOUS_INTEGRATION: env.CONTINUOUS_INTEGRATION };
   delete env.CI;
   delete env.CONTINUOUS_INTEGRATION;

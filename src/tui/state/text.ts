@@ -34,6 +34,11 @@ export function wrap(text: string, width: number): string[] {
       out.push('');
       continue;
     }
+    // Most lines fit: measuring once is far cheaper than asking the wrapper.
+    if (cells(paragraph) <= width) {
+      out.push(paragraph.trimEnd());
+      continue;
+    }
     for (const piece of wrapAnsi(body, width - indent.length, { hard: true, trim: true }).split('\n')) out.push(indent + piece);
   }
   return out;

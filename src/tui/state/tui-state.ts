@@ -4,7 +4,7 @@
  * touches the terminal, so every behaviour of the UI is testable as plain functions.
  */
 import type { RunEvent } from '../../core/events.js';
-import { detailLines } from './detail-lines.js';
+import { detailLines, type DetailLine } from './detail-lines.js';
 import { nextFilter, rowMatches, rowPasses, searchPattern, visibleRows, type Filter, FILTER_LABELS } from './filters.js';
 import type { KeyAction } from './keymap.js';
 import { layoutFor, type TerminalSize } from './layout.js';
@@ -216,13 +216,25 @@ function clampDetail(state: TuiState): TuiState {
   return scroll === state.view.detailScroll ? state : { ...state, view: { ...state.view, detailScroll: scroll } };
 }
 
-/** The detail pane's lines for the selected step, as drawn. */
-export function selectedDetail(state: TuiState): ReturnType<typeof detailLines> {
+/**
+ * The detail pane's lines for the selected step, as drawn. A key press asks for them several times
+ * (to clamp the scroll, to find a divergence, to draw): rows are immutable, so the lines of a row at
+ * a given width and expansion are built once and kept while the row lives.
+ */
+export function selectedDetail(state: TuiState): DetailLine[] {
   const row = state.model.rows[state.view.selected];
   if (row === undefined) return [];
   const { detailWidth } = layoutFor(state.view.size);
-  return detailLines(row, { width: detailWidth, expanded: state.view.expanded, patched: isPatched(state.model, row) });
+  const patched = isPatched(state.model, row);
+  const key = `${detailWidth}:${state.view.expanded ? 1 : 0}:${patched ? 1 : 0}`;
+  const cached = detailCache.get(row);
+  if (cached?.key === key) return cached.lines;
+  const lines = detailLines(row, { width: detailWidth, expanded: state.view.expanded, patched });
+  detailCache.set(row, { key, lines });
+  return lines;
 }
+
+const detailCache = new WeakMap<StepRow, { key: string; lines: DetailLine[] }>();
 
 export function isPatched(model: RunModel, row: StepRow): boolean {
   return row.patched || (model.session.patched?.includes(row.step) ?? false);
@@ -255,8 +267,7 @@ function submitSearch(state: TuiState): TuiState {
 function findMatch(state: TuiState, direction: 1 | -1, inclusive: boolean): TuiState {
   const pattern = searchPattern(state.view.search.query);
   if (pattern === null) return { ...state, view: { ...state.view, notice: 'no search yet: press / to search' } };
-  const rows = visibleRows(state.model.rows, state.view.filter);
-  const matches = rows.filter((i) => rowMatches(state.model.rows[i] as StepRow, pattern));
+  const matches = matchingRows(state.model.rows, state.view.filter, state.view.search.query, pattern);
   const quoted = `“${state.view.search.query}”`;
   if (matches.length === 0) return { ...state, view: { ...state.view, notice: `no match for ${quoted}` } };
   const current = state.view.selected;
@@ -265,6 +276,16 @@ function findMatch(state: TuiState, direction: 1 | -1, inclusive: boolean): TuiS
   const index = direction === 1 ? forward : backward;
   const notice = `${quoted}: match ${matches.indexOf(index) + 1} of ${matches.length}`;
   return select({ ...state, view: { ...state.view, follow: false, notice } }, index);
+}
+
+/** The rows matching a search: scanned once per query, filter and set of rows, then reused by n and N. */
+let lastSearch: { rows: readonly StepRow[]; filter: Filter; query: string; matches: number[] } | null = null;
+
+function matchingRows(rows: readonly StepRow[], filter: Filter, query: string, pattern: RegExp): number[] {
+  if (lastSearch !== null && lastSearch.rows === rows && lastSearch.filter === filter && lastSearch.query === query) return lastSearch.matches;
+  const matches = visibleRows(rows, filter).filter((i) => rowMatches(rows[i] as StepRow, pattern));
+  lastSearch = { rows, filter, query, matches };
+  return matches;
 }
 
 function positionOf(rows: readonly number[], index: number): number {
