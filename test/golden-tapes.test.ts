@@ -9,6 +9,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/agent/load-config.js';
 import { GOLDEN_TAPES, failedChecks, type GoldenTape, type RecordedLine } from '../scripts/golden-tapes.js';
 import { TAPES_DIR, TEMP_PREFIX, goldenTape, recordTape, tapePath, type RecordedTape } from '../scripts/record-tapes.js';
 import type { RunEvent } from '../src/core/events.js';
@@ -65,11 +66,18 @@ async function readTape(path: string): Promise<{ meta: RunMeta; events: RunEvent
 
 const TEMP_WORKSPACE = new RegExp(`/[^"\\s]*${TEMP_PREFIX}[^/"\\s]*/workspace`, 'g');
 
+/**
+ * A recorded config as this version reads it: a setting added since the tape was recorded takes its
+ * default (what replay does too), so a committed tape stays comparable with a new recording.
+ */
+const currentConfig = (config: Record<string, unknown>): Record<string, unknown> => ({ ...parseConfig(config, 'recorded config') });
+
 /** Behaviour only: timing (`t`, `durationMs`, a stream chunk's `offsetMs`), numbering (`seq`) and temp paths left out. */
 function behaviour(events: readonly RunEvent[]): unknown[] {
   return events.map((event) => {
     const { t: _t, seq: _seq, ...rest } = event;
     const copy: Record<string, unknown> = { ...rest };
+    if (event.type === 'run_start') copy['config'] = currentConfig(event.config);
     delete copy['durationMs'];
     if (event.type === 'llm_chunk') {
       const { offsetMs: _offsetMs, ...chunk } = event.chunk;
@@ -82,7 +90,7 @@ function behaviour(events: readonly RunEvent[]): unknown[] {
 /** The run's metadata minus what differs on every recording: id, time, the mock server's port. */
 function stableMeta(meta: RunMeta): unknown {
   const { id: _id, createdAt: _createdAt, baseUrl: _baseUrl, ...rest } = meta;
-  return rest;
+  return { ...rest, config: currentConfig(rest.config) };
 }
 
 function jsonLines(stdout: string): RecordedLine[] {

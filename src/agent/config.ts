@@ -36,7 +36,17 @@ const limitsSchema = z.strictObject({
   /** 0 = no cost limit. */
   costLimit: nonNeg.default(0),
   maxRetries: nonNegInt.default(3),
+  /** One model request (all of its stream) may take this long before it is a recoverable error; 0 = no limit. */
+  requestTimeoutMs: nonNegInt.default(180_000),
+  /** A stream that sends nothing for this long is a recoverable error; 0 = no limit. */
+  streamIdleTimeoutMs: nonNegInt.default(60_000),
 });
+
+/**
+ * How `exec_shell` is confined: by default a bubblewrap sandbox (the workspace read-write, the
+ * system read-only, no network unless `network` is true); `"none"` runs it unconfined (recorded).
+ */
+const sandboxSchema = z.union([z.literal('none'), z.strictObject({ network: z.boolean().default(false) })]);
 
 const contextSchema = z.strictObject({
   strategy: z.enum(['sliding_window', 'compact']).default('sliding_window'),
@@ -71,10 +81,20 @@ export const agentConfigSchema = z.strictObject({
   limits: limitsSchema.prefault({}),
   context: contextSchema.prefault({}),
   /** Extra secret patterns (regular expressions) redacted from the tape, as `--redact` adds. */
-  redact: z.array(z.string()).default([]),
+  redact: z.array(z.string().refine(isRegExp, { error: (issue) => `not a valid regular expression: ${String(issue.input)}` })).default([]),
+  sandbox: sandboxSchema.default({ network: false }),
   /** Overrides or additions to the built-in price table, by model name. */
   prices: z.record(z.string(), priceSchema).default({}),
 });
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source, 'g');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A complete, validated configuration. */
 export type AgentConfig = z.infer<typeof agentConfigSchema>;

@@ -54,7 +54,7 @@ describe('parseConfig', () => {
 
   it('a partial nested object keeps the defaults of its other fields', () => {
     const config = parseConfig({ limits: { maxSteps: 5 }, guardrails: { haltNudges: 1 } }, 'config');
-    expect(config.limits).toEqual({ maxSteps: 5, timeoutMs: 0, tokenBudget: 0, costLimit: 0, maxRetries: 3 });
+    expect(config.limits).toEqual({ maxSteps: 5, timeoutMs: 0, tokenBudget: 0, costLimit: 0, maxRetries: 3, requestTimeoutMs: 180_000, streamIdleTimeoutMs: 60_000 });
     expect(config.guardrails.haltNudges).toBe(1);
     expect(config.guardrails.failureHalt).toBe(8);
   });
@@ -181,5 +181,19 @@ describe('applyOverrides (--set key=value)', () => {
     ['context.strategy=forget', "--set: field 'context.strategy'"],
   ])('a bad value is a UsageError naming the field: %s', (override, message) => {
     expect(usageError(() => applyOverrides(base, [override])).message).toContain(message);
+  });
+});
+
+describe('redact patterns and the sandbox in the config', () => {
+  it('refuses a pattern that is not a regular expression, as a usage error naming the field', () => {
+    expect(() => parseConfig({ redact: ['ok-[0-9]+', '('] }, 'config')).toThrow(/field 'redact\.1': not a valid regular expression: \(/);
+    expect(() => applyOverrides(parseConfig({}, 'config'), ['redact=["("]'])).toThrow(UsageError);
+  });
+
+  it('confines exec_shell by default, network off; "none" and network true are the ways out', () => {
+    expect(parseConfig({}, 'config').sandbox).toEqual({ network: false });
+    expect(parseConfig({ sandbox: 'none' }, 'config').sandbox).toBe('none');
+    expect(applyOverrides(parseConfig({}, 'config'), ['sandbox.network=true']).sandbox).toEqual({ network: true });
+    expect(() => parseConfig({ sandbox: 'docker' }, 'config')).toThrow(UsageError);
   });
 });
