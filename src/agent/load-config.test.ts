@@ -54,7 +54,9 @@ describe('parseConfig', () => {
 
   it('a partial nested object keeps the defaults of its other fields', () => {
     const config = parseConfig({ limits: { maxSteps: 5 }, guardrails: { haltNudges: 1 } }, 'config');
-    expect(config.limits).toEqual({ maxSteps: 5, timeoutMs: 0, tokenBudget: 0, costLimit: 0, maxRetries: 3, requestTimeoutMs: 180_000, streamIdleTimeoutMs: 60_000 });
+    expect(config.limits).toEqual({
+      maxSteps: 5, timeoutMs: 0, tokenBudget: 0, costLimit: 0, maxRetries: 3, requestTimeoutMs: 180_000, streamIdleTimeoutMs: 60_000,
+    });
     expect(config.guardrails.haltNudges).toBe(1);
     expect(config.guardrails.failureHalt).toBe(8);
   });
