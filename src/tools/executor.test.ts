@@ -127,3 +127,19 @@ describe('executeTool', () => {
     await expect(executeTool(registry, 'nothing', {}, options)).resolves.toMatchObject({ status: 'ok', output: '' });
   });
 });
+
+describe('executeTool error text', () => {
+  it('shows paths inside the workspace relative to it, never the workspace’s absolute path', async () => {
+    const workspace = '/tmp/agentctl-ws-abc123';
+    const registry = new ToolRegistry()
+      .register(tool('leaky', () => Promise.reject(new Error(`EIO: i/o error, open '${workspace}/src/a.ts' in ${workspace}`))))
+      .register(tool('sibling', () => Promise.reject(new Error(`see ${workspace}2/x and ${workspace}/`))));
+    await expect(executeTool(registry, 'leaky', {}, { workspace })).resolves.toMatchObject({
+      status: 'error',
+      output: "EIO: i/o error, open 'src/a.ts' in .",
+    });
+    await expect(executeTool(registry, 'sibling', {}, { workspace })).resolves.toMatchObject({
+      output: `see ${workspace}2/x and ./`,
+    });
+  });
+});

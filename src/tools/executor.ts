@@ -52,6 +52,19 @@ function outputText(value: unknown): string {
   }
 }
 
+/**
+ * `text` with the workspace's absolute path taken out: a path inside it becomes relative, the
+ * workspace itself `.`. Error messages (a Node error, a bug) may carry it, and the model works
+ * with workspace paths only.
+ */
+export function withoutWorkspacePath(text: string, workspace: string): string {
+  if (workspace === '' || workspace === '/' || !text.includes(workspace)) return text;
+  const escaped = workspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text
+    .replace(new RegExp(`${escaped}/(?=[\\w.-])`, 'g'), '')
+    .replace(new RegExp(`${escaped}(?![\\w.-])`, 'g'), '.');
+}
+
 type Settled = { kind: 'ok'; value: unknown } | { kind: 'error'; error: unknown };
 
 /**
@@ -106,7 +119,8 @@ export async function executeTool(
   try {
     const first = await Promise.race([settled, aborted]);
     if (first !== undefined && !controller.signal.aborted) {
-      return first.kind === 'ok' ? finish('ok', outputText(first.value)) : finish('error', errorText(first.error));
+      if (first.kind === 'ok') return finish('ok', outputText(first.value));
+      return finish('error', withoutWorkspacePath(errorText(first.error), options.workspace));
     }
     // Aborted: let the tool stop what it started (bounded), then report why.
     let grace: NodeJS.Timeout | undefined;

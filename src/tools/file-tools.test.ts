@@ -206,3 +206,28 @@ describe('edit_file', () => {
   });
 });
 
+
+describe('errors the model sees', () => {
+  it('never show the workspace’s absolute path: a name too long (ENAMETOOLONG) is reported with the path as given', async () => {
+    const long = 'n'.repeat(300);
+    const calls: Array<[Tool, Record<string, unknown>]> = [
+      [readFileTool(), { path: long }],
+      [readFileTool(), { path: `src/${long}/x.txt` }],
+      [listDirTool(), { path: long }],
+      [grepFilesTool(), { pattern: 'x', path: long }],
+      [writeFileTool(), { path: long, content: 'x' }],
+      [writeFileTool(), { path: `${long}/x.txt`, content: 'x' }],
+      [editFileTool(), { path: long, old: 'a', new: 'b' }],
+    ];
+    for (const [tool, args] of calls) {
+      const error = await run(tool, args).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, tool.name).toBeInstanceOf(ToolError);
+      const message = (error as Error).message;
+      expect(message, tool.name).not.toContain(ws);
+      expect(message, tool.name).toMatch(/name too long/);
+    }
+  });
+});

@@ -30,7 +30,10 @@ export function parseArgs<Schema extends z.ZodObject>(tool: string, schema: Sche
   throw new ToolError(`invalid arguments for ${tool}: ${problems.join('; ')}`);
 }
 
-/** A Node fs error as a short sentence about `shown` (the path as the model wrote it). */
+/**
+ * A Node fs error as a short sentence about `shown` (the path as the model wrote it). Never the
+ * absolute path the error carries: the model works with workspace paths only.
+ */
 export function fsErrorMessage(error: unknown, shown: string): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   switch (code) {
@@ -40,7 +43,15 @@ export function fsErrorMessage(error: unknown, shown: string): string {
     case 'EACCES':
     case 'EPERM': return `permission denied: '${shown}'`;
     case 'EEXIST': return `'${shown}' already exists`;
-    default: return `${error instanceof Error ? error.message : String(error)}`;
+    case 'ENAMETOOLONG': return `file name too long: '${shown}'`;
+    case 'ELOOP': return `too many levels of symbolic links: '${shown}'`;
+    default: {
+      // Node's system errors end in ", <syscall> '<absolute path>'": keep what went wrong, show the path as given.
+      const message = error instanceof Error ? error.message : String(error);
+      const syscall = typeof error === 'object' && error !== null && 'syscall' in error ? String(error.syscall) : undefined;
+      const cut = syscall === undefined ? -1 : message.indexOf(`, ${syscall} `);
+      return cut === -1 ? message : `${message.slice(0, cut)}: '${shown}'`;
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import { UsageError } from '../core/errors.js';
 import { lstat, mkdir, mkdtemp, readlink, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fsErrorMessage } from './tool-args.js';
 import { ToolError } from './tool.js';
 
 /** Linux gives up after 40 links (ELOOP); so do we, for links we follow by hand. */
@@ -76,7 +77,14 @@ export function isInside(root: string, path: string): boolean {
 export async function resolveInWorkspace(workspace: string, path: string): Promise<string> {
   if (path.includes('\0')) throw new ToolError('path contains a NUL character');
   const root = await realpath(workspace);
-  const real = await realpathLoose(resolve(root, path));
+  let real: string;
+  try {
+    real = await realpathLoose(resolve(root, path));
+  } catch (error) {
+    // ENAMETOOLONG, EACCES…: said about the path as given; Node's message would show the absolute one.
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(fsErrorMessage(error, path), { cause: error });
+  }
   if (!isInside(root, real)) {
     throw new ToolError(`path '${path}' is outside the workspace; only paths inside the workspace are allowed`);
   }
