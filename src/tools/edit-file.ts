@@ -5,11 +5,12 @@
  * Semantics: mutating, and not idempotent — repeating a successful edit does not repeat its
  * effect (the old text is gone, so it fails; or, if the new text contains the old, it edits again).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
+import { UNLINKED_NOTE, writeWorkspaceFile } from './write-workspace-file.js';
 
 const argsSchema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
@@ -46,9 +47,9 @@ export function editFileTool(options: { timeoutMs?: number } = {}): Tool {
           throw new ToolError(`the text to replace occurs more than once in '${path}'; include more surrounding text to make it unique`);
         }
         // Slicing, not String.replace: `$&` and friends in the new text must stay literal.
-        await writeFile(real, text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
+        const { unlinked } = await writeWorkspaceFile(real, text.slice(0, at) + replacement + text.slice(at + old.length));
         const line = text.slice(0, at).split('\n').length;
-        return `edited '${path}': replaced 1 occurrence at line ${line}`;
+        return `edited '${path}': replaced 1 occurrence at line ${line}${unlinked ? ` (${UNLINKED_NOTE})` : ''}`;
       });
     },
   };

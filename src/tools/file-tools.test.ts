@@ -1,4 +1,4 @@
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { editFileTool } from './edit-file.js';
@@ -167,6 +167,20 @@ describe('write_file', () => {
     await expect(readFile(join(outside, 'planted.txt'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('never writes through a hard link: a file linked from outside is replaced, and the outside file keeps its content', async () => {
+    await link(join(outside, 'secret.txt'), join(ws, 'linked.txt'));
+    await chmod(join(ws, 'linked.txt'), 0o751);
+    await expect(run(tool, { path: 'linked.txt', content: 'overwritten\n' })).resolves.toBe(
+      "overwrote 'linked.txt' (12 bytes; it was a hard link to another file, which keeps its content)",
+    );
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
+    expect(await readFile(join(ws, 'linked.txt'), 'utf8')).toBe('overwritten\n');
+    const replaced = await stat(join(ws, 'linked.txt'));
+    expect(replaced.nlink).toBe(1);
+    expect(replaced.mode & 0o7777).toBe(0o751);
+    expect((await stat(join(outside, 'secret.txt'))).nlink).toBe(1);
+  });
+
   it('fails on a directory target and on bad arguments', async () => {
     await expectToolError(run(tool, { path: 'src', content: 'x' }), /is a directory/);
     await expectToolError(run(tool, { path: 'a.txt' }), /invalid arguments for write_file: content/);
@@ -197,6 +211,16 @@ describe('edit_file', () => {
     await expectToolError(run(tool, { path: 'code.ts', old: '', new: 'x' }), /invalid arguments for edit_file: old/);
     await expectToolError(run(tool, { path: 'missing.ts', old: 'a', new: 'b' }), /does not exist/);
     expect(await readFile(join(ws, 'code.ts'), 'utf8')).toBe('let a = 1;\nlet b = 2;\nlet b2 = 2;\n');
+  });
+
+  it('never edits through a hard link: a file linked from outside is replaced, and the outside file keeps its content', async () => {
+    await link(join(outside, 'secret.txt'), join(ws, 'linked.txt'));
+    await expect(run(tool, { path: 'linked.txt', old: 'TOP', new: 'NO' })).resolves.toBe(
+      "edited 'linked.txt': replaced 1 occurrence at line 1 (it was a hard link to another file, which keeps its content)",
+    );
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
+    expect(await readFile(join(ws, 'linked.txt'), 'utf8')).toBe('NO SECRET\n');
+    expect((await stat(join(ws, 'linked.txt'))).nlink).toBe(1);
   });
 
   it('refuses files outside the workspace', async () => {

@@ -7,12 +7,13 @@
  * successes, so a repeated write is never skipped as a duplicate; and replay never runs an
  * off-tape mutating call live without `--allow-side-effects`.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
 import type { Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
+import { UNLINKED_NOTE, writeWorkspaceFile } from './write-workspace-file.js';
 
 const argsSchema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace; missing parent directories are created'),
@@ -32,10 +33,10 @@ export function writeFileTool(options: { timeoutMs?: number } = {}): Tool {
       const { path, content } = parseArgs('write_file', argsSchema, args);
       const real = await resolveInWorkspace(ctx.workspace, path);
       return withFsErrors(path, async () => {
-        const existed = await stat(real).then(() => true, () => false);
         await mkdir(dirname(real), { recursive: true });
-        await writeFile(real, content, { encoding: 'utf8', signal: ctx.signal });
-        return `${existed ? 'overwrote' : 'created'} '${path}' (${Buffer.byteLength(content, 'utf8')} bytes)`;
+        const { existed, unlinked } = await writeWorkspaceFile(real, content, ctx.signal);
+        const bytes = `${Buffer.byteLength(content, 'utf8')} bytes${unlinked ? `; ${UNLINKED_NOTE}` : ''}`;
+        return `${existed ? 'overwrote' : 'created'} '${path}' (${bytes})`;
       });
     },
   };
