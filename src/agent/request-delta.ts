@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage, ToolDefinition } from '../core/messages.js';
-import type { Redactor } from '../core/redact.js';
+import { NO_REDACTION, type Redactor } from '../core/redact.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 
 export interface RequestDelta {
@@ -18,7 +18,7 @@ export interface RequestDelta {
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const identity: Redactor = (value) => value;
+const identity: Redactor = NO_REDACTION;
 
 /** The delta that turns `previous` into `next`. */
 export function requestDelta(previous: readonly ChatMessage[], next: readonly ChatMessage[]): RequestDelta {

@@ -5,6 +5,7 @@
  */
 import type { RunEvent } from '../core/events.js';
 import { UsageError } from '../core/errors.js';
+import { EventRedactor } from '../core/event-redactor.js';
 import type { Redactor } from '../core/redact.js';
 import type { SessionInfo } from '../tui/index.js';
 import { out, type GlobalOptions } from './io.js';
@@ -65,11 +66,14 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
   const tui = kind === 'tui' ? await (await import('../tui/index.js')).openTui({ session: context.session, onCancel: context.onCancel }) : null;
   const { redact } = context;
   if (tui !== null) {
+    const redactor = new EventRedactor(redact);
     return {
       // The UI shows what the reporters print: redacted text only.
-      event: (event) => tui.event(redact(event)),
+      event: (event) => {
+        for (const safe of redactor.accept(event)) tui.event(safe);
+      },
       finish: async (summary, report) => {
-        const lines = (report ?? [`${summary.state}: ${summary.steps} steps, exit ${summary.exitCode}`]).map(redact);
+        const lines = (report ?? [`${summary.state}: ${summary.steps} steps, exit ${summary.exitCode}`]).map((line) => redact.text(line));
         tui.end({ exitCode: summary.exitCode, ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }), report: lines });
         await tui.closed;
         for (const line of lines) out(line);
@@ -82,7 +86,7 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
     event: (event) => reporter.event(event),
     finish: async (summary, report) => {
       if (kind === 'json' || report === undefined) reporter.summary(summary);
-      else for (const line of report) out(redact(line));
+      else for (const line of report) out(redact.text(line));
     },
     dispose: async () => undefined,
   };

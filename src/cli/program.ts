@@ -66,6 +66,7 @@ export function buildProgram(): Command {
     .option('--model <name>', 'model for --fallback live (default: the recorded one)')
     .option('--workspace <dir>', 'directory for tools that run live (default: a fresh temp dir)')
     .option('--no-save', 'do not save the replay as a new run')
+    .option('--redact <regex>', 'also redact text matching this pattern (tapes do not keep the recording\'s own patterns) (repeatable)', collect)
     .action(async (run: string, _opts: unknown, command: Command) => {
       const { runReplay } = await import('./commands/replay.js');
       await runReplay(run, options(command));

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRedactor, REDACTED, secretsFromEnv } from './redact.js';
+import { SAMPLE_SECRETS } from './test-support/secrets.js';
 
 describe('createRedactor', () => {
   it('redacts OpenAI-style keys and bearer tokens anywhere in a value', () => {
@@ -47,5 +48,62 @@ describe('createRedactor', () => {
     const redact = createRedactor({ secrets: ['sk-live-0123456789'] });
     const once = redact('a sk-live-0123456789 b Bearer abcdefghijkl');
     expect(redact(once)).toBe(once);
+  });
+});
+
+const PEM = [
+  '-----BEGIN RSA PRIVATE KEY-----',
+  'MIIEowIBAAKCAQEA1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+  'MNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyz+/ABCDEFGHIJKL',
+  '-----END RSA PRIVATE KEY-----',
+].join('\n');
+
+describe('the built-in secret rules', () => {
+  const redact = createRedactor();
+
+  it.each(Object.entries(SAMPLE_SECRETS))('redact a %s wherever it stands', (_kind, secret) => {
+    for (const text of [secret, `use ${secret} here`, `"${secret}"`, `key=${secret}\n`]) {
+      const out = redact.text(text);
+      expect(out, text).toContain(REDACTED);
+      // Nothing of the secret's distinctive part is left (the first 8 characters after any prefix word).
+      const core = secret.replace(/^(bearer|basic) /i, '');
+      expect(out, text).not.toContain(core.slice(-12));
+    }
+  });
+
+  it('redacts a PEM private key block whole, and one cut off before its end', () => {
+    expect(redact.text(`key:\n${PEM}\nafter`)).toBe(`key:\n${REDACTED}\nafter`);
+    const cut = PEM.slice(0, PEM.indexOf('-----END'));
+    expect(redact.text(`head ${cut}`)).toBe(`head ${REDACTED}`);
+  });
+
+  it('redacts an AWS secret key next to its key id, and one named as such, keeping the words around it', () => {
+    const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    expect(redact.text(`AKIAIOSFODNN7EXAMPLE:${secret}`)).toBe(`${REDACTED}:${REDACTED}`);
+    expect(redact.text(`aws_secret_access_key = ${secret}`)).toBe(`aws_secret_access_key = ${REDACTED}`);
+    expect(redact.text(`{"SecretAccessKey": "${secret}"}`)).toBe(`{"SecretAccessKey": "${REDACTED}"}`);
+    // Forty characters alone are not a secret.
+    expect(redact.text(`commit ${secret}`)).toBe(`commit ${secret}`);
+  });
+
+  it('replaces a secret that contains another whole, whichever is found first', () => {
+    const inner = 'sk-inner-0123456789';
+    const outer = `token-${inner}-suffix`;
+    for (const secrets of [[inner, outer], [outer, inner]]) {
+      expect(createRedactor({ secrets }).text(`a ${outer} b ${inner} c`)).toBe(`a ${REDACTED} b ${REDACTED} c`);
+    }
+  });
+
+  it('leaves ordinary text alone and shares unchanged parts of a value', () => {
+    const value = { a: { b: 'nothing secret', c: [1, 'plain'] }, d: 'ghp_1234567890abcdefghijklmnopqrstuvwxyzAB' };
+    const out = redact(value);
+    expect(out.a).toBe(value.a);
+    expect(out.d).toBe(REDACTED);
+    expect(redact('The port is 8080; sketch-me is fine; basically fine.')).toBe('The port is 8080; sketch-me is fine; basically fine.');
+  });
+
+  it('finds a user pattern\'s matches, and ignores one that matches the empty string', () => {
+    const custom = createRedactor({ patterns: ['secret-[0-9]+', 'x*'] });
+    expect(custom.text('a secret-42 b')).toBe(`a ${REDACTED} b`);
   });
 });

@@ -1,16 +1,17 @@
 /**
  * Secret redaction: nothing key-shaped is ever written to a tape or a log. Applied to every value
- * before it is stored, and to requests before they are hashed, so a replay (which only ever sees
- * redacted text) hashes its requests to the same values as the recording did.
+ * before it is stored or printed, and to requests before they are hashed, so a replay (which only
+ * ever sees redacted text) hashes its requests to the same values as the recording did.
+ *
+ * A redactor finds the *spans* of a text that are secret — exact secret values (the API key,
+ * secret-named environment values), the key-shaped rules of secret-rules.ts, and the user's own
+ * patterns — merges them, and replaces each with `[REDACTED]`. Working on spans of the original
+ * text makes the result independent of the order of the rules (a secret that contains another is
+ * replaced whole) and lets a stream be redacted as a whole and cut again (event-redactor.ts).
  */
+import { SECRET_RULES } from './secret-rules.js';
 
 export const REDACTED = '[REDACTED]';
-
-/** Key-shaped strings redacted everywhere: OpenAI-style keys and bearer tokens. */
-const BUILT_IN_PATTERNS: readonly RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{8,}/g,
-  /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-];
 
 /** Environment variables whose values are secrets by their name. */
 export const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY)/i;
@@ -18,17 +19,32 @@ export const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIA
 export interface RedactorOptions {
   /** Exact secret values (the API key, secret-named env values). Values under 8 characters are ignored. */
   secrets?: readonly string[];
-  /** Extra patterns (`--redact`), as regular-expression source text. */
+  /** Extra patterns (`--redact`, the config's `redact`), as regular-expression source text. */
   patterns?: readonly string[];
 }
 
-export type Redactor = <T>(value: T) => T;
+/** `[start, end)` of a secret in a text. */
+export type Span = readonly [number, number];
+
+export interface Redactor {
+  /** A copy of any JSON value with every secret replaced (parts that hold none are shared, not copied). */
+  <T>(value: T): T;
+  /** One text with every secret replaced. */
+  text(input: string): string;
+  /** Where the secrets of a text are: sorted, merged spans. */
+  spans(input: string): Span[];
+}
+
+interface Matcher {
+  pattern: RegExp;
+  group: number;
+}
 
 /** Compile `--redact` patterns; a bad one is reported with its text. */
 export function compilePatterns(patterns: readonly string[]): RegExp[] {
   return patterns.map((source) => {
     try {
-      return new RegExp(source, 'g');
+      return new RegExp(source, 'gd');
     } catch (error) {
       throw new SyntaxError(`bad --redact pattern '${source}': ${(error as Error).message}`);
     }
@@ -44,29 +60,89 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
   return out;
 }
 
-/** A function that returns a deep copy of any JSON value with every secret replaced by `[REDACTED]`. */
+/**
+ * The redactor of a run, for every path that writes or shows one (record, replay, the library's
+ * recorder and replayer, the reporters): the model's API key, the secret-named environment values,
+ * the built-in rules and the user's patterns.
+ */
+export function runRedactor(options: { apiKey?: string | null; env?: NodeJS.ProcessEnv; patterns?: readonly string[] } = {}): Redactor {
+  const apiKey = options.apiKey === undefined || options.apiKey === null ? [] : [options.apiKey];
+  const secrets = [...apiKey, ...secretsFromEnv(options.env ?? process.env)];
+  return createRedactor({ secrets, patterns: options.patterns ?? [] });
+}
+
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  // Longest first, so a secret that contains another is replaced whole.
-  const secrets = [...new Set((options.secrets ?? []).filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);
-  const patterns = [...BUILT_IN_PATTERNS, ...compilePatterns(options.patterns ?? [])];
-  const text = (input: string): string => {
-    let out = input;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    for (const pattern of patterns) {
-      pattern.lastIndex = 0;
-      out = out.replace(pattern, REDACTED);
+  const secrets = [...new Set((options.secrets ?? []).filter((s) => s.length >= 8))];
+  const matchers: Matcher[] = [
+    ...SECRET_RULES.map((rule) => ({ pattern: new RegExp(rule.source, `gd${rule.flags ?? ''}`), group: rule.group ?? 0 })),
+    ...compilePatterns(options.patterns ?? []).map((pattern) => ({ pattern, group: 0 })),
+  ];
+
+  const spans = (input: string): Span[] => {
+    const found: [number, number][] = [];
+    for (const secret of secrets) {
+      for (let at = input.indexOf(secret); at >= 0; at = input.indexOf(secret, at + 1)) found.push([at, at + secret.length]);
     }
-    return out;
+    for (const { pattern, group } of matchers) {
+      pattern.lastIndex = 0;
+      for (const match of input.matchAll(pattern)) {
+        const where = match.indices?.[group];
+        if (where !== undefined && where[1] > where[0]) found.push([where[0], where[1]]);
+      }
+    }
+    return merge(found);
   };
+
+  const text = (input: string): string => replaceSpans(input, spans(input));
+
   const walk = (value: unknown): unknown => {
     if (typeof value === 'string') return text(value);
-    if (Array.isArray(value)) return value.map(walk);
+    if (Array.isArray(value)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const next = walk(value[i]);
+        if (next !== value[i]) (out ??= value.slice())[i] = next;
+      }
+      return out ?? value;
+    }
     if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = walk(v);
-      return out;
+      let out: Record<string, unknown> | null = null;
+      for (const [k, v] of Object.entries(value)) {
+        const next = walk(v);
+        if (next !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = next;
+      }
+      return out ?? value;
     }
     return value;
   };
-  return <T>(value: T): T => walk(value) as T;
+
+  return Object.assign(<T>(value: T): T => walk(value) as T, { text, spans });
+}
+
+/** A redactor that finds nothing: for values that hold no secrets by construction. */
+export const NO_REDACTION: Redactor = Object.assign(<T>(value: T): T => value, { text: (input: string) => input, spans: (): Span[] => [] });
+
+/** Sorted spans with overlapping and touching ones merged. */
+function merge(spans: [number, number][]): Span[] {
+  if (spans.length <= 1) return spans;
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const out: [number, number][] = [];
+  for (const span of spans) {
+    const last = out[out.length - 1];
+    if (last !== undefined && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
+    else out.push([span[0], span[1]]);
+  }
+  return out;
+}
+
+/** `input` with each span replaced by `[REDACTED]`. */
+export function replaceSpans(input: string, spans: readonly Span[]): string {
+  if (spans.length === 0) return input;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of spans) {
+    out += input.slice(at, start) + REDACTED;
+    at = end;
+  }
+  return out + input.slice(at);
 }

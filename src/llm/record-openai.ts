@@ -26,7 +26,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmChunk, LlmResponse } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
-import { createRedactor, secretsFromEnv, type Redactor } from '../core/redact.js';
+import { runRedactor, type Redactor } from '../core/redact.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { RunRecorder } from '../tape/run-recorder.js';
@@ -72,9 +72,8 @@ export async function recordOpenAI(client: OpenAI, options: RecordOpenAIOptions)
   const store = typeof options.store === 'string' ? await TapeStore.open(options.store, { create: true }) : options.store;
   let redact: Redactor;
   try {
-    // The client's key, and the values of secret-named environment variables (as `agentctl record` does).
-    const secrets = [...(client.apiKey === null ? [] : [client.apiKey]), ...secretsFromEnv(process.env)];
-    redact = createRedactor({ secrets, patterns: options.redact ?? [] });
+    // The client's key, the secret-named environment values and the patterns: as `agentctl record` does.
+    redact = runRedactor({ apiKey: client.apiKey, patterns: options.redact ?? [] });
   } catch (error) {
     if (owned) await store.close();
     throw error;

@@ -18,7 +18,7 @@ import { applyDelta, requestHash } from '../agent/request-delta.js';
 import { TapeExhaustedError, UsageError } from '../core/errors.js';
 import type { LlmResponse } from '../core/llm.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../core/messages.js';
-import { createRedactor, type Redactor } from '../core/redact.js';
+import { runRedactor, type Redactor } from '../core/redact.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { openTapeFile } from '../tape/tape-file.js';
 import { TapeStore } from '../tape/tape-store.js';
@@ -81,7 +81,8 @@ export interface ReplayedOpenAI extends ChatCompletionsClient {
 /** Load a recorded run and return a client that serves it. */
 export async function replayOpenAI(options: ReplayOpenAIOptions): Promise<ReplayedOpenAI> {
   const patches = parsePatches(options.patches ?? {});
-  const redact = createRedactor({ patterns: options.redact ?? [] });
+  // The same redactor as the recorder's (env secrets too), so the same request hashes the same.
+  const redact = runRedactor({ patterns: options.redact ?? [] });
   const { run, calls } = await loadRun(options.tape);
   const replayer = new TapeReplayer(run, calls, patches, options.fallback ?? 'error', redact);
   return Object.assign(chatClient((body, requestOptions) => replayer.create(body, requestOptions)), { replay: replayer.state });

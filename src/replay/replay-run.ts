@@ -10,7 +10,7 @@ import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
 import type { LlmClient, LlmRequest } from '../core/llm.js';
 import type { AssistantMessage } from '../core/messages.js';
-import { createRedactor, secretsFromEnv } from '../core/redact.js';
+import { runRedactor } from '../core/redact.js';
 import type { TerminalState } from '../core/states.js';
 import type { AgentConfig } from '../agent/config.js';
 import { applyOverrides, parseConfig } from '../agent/load-config.js';
@@ -41,6 +41,8 @@ export interface ReplayOptions {
   /** A replacement config (`--config`): an unannounced change, so divergences are unexpected. */
   config?: AgentConfig;
   strict?: boolean;
+  /** Extra redaction patterns (`replay --redact`): the recording's own are not on the tape. */
+  redact?: readonly string[];
   /** Replay stream timing at this many times real speed; absent → instant. */
   speed?: number;
   workspace?: string;
@@ -127,8 +129,9 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     allowSideEffects: options.allowSideEffects ?? false,
     advance,
   });
-  // Requests are hashed as the recording hashed them: over their redacted form.
-  const redact = createRedactor({ secrets: secretsFromEnv(process.env), patterns: config.redact });
+  // Requests are hashed as the recording hashed them: over their redacted form. The tape holds only
+  // redacted text; the user's patterns (not stored on the tape) matter for what runs live.
+  const redact = runRedactor({ patterns: [...config.redact, ...(options.redact ?? [])] });
   const deps: LoopDeps = {
     llm,
     tools,

@@ -8,7 +8,7 @@ import { applyOverrides, configDirOf, loadConfigFile } from '../../agent/load-co
 import { prepareRun } from '../../agent/run-agent.js';
 import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
-import { createRedactor, secretsFromEnv } from '../../core/redact.js';
+import { runRedactor } from '../../core/redact.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
 import type { GlobalOptions } from '../io.js';
@@ -35,12 +35,8 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
   const config = await effectiveConfig(options, configWasGiven);
   const kind = displayKind(options, { interactive: config.interactive });
   const endpoint = modelEndpoint(options.baseUrl, process.env);
-  let redact;
-  try {
-    redact = createRedactor({ secrets: [endpoint.apiKey, ...secretsFromEnv(process.env)], patterns: config.redact });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  // The config's patterns are valid regular expressions (checked with the config).
+  const redact = runRedactor({ apiKey: endpoint.apiKey, patterns: config.redact });
   const sigint = abortOnSigint();
   const input = config.interactive ? terminalInput() : undefined;
   try {

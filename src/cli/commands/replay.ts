@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { configDirOf, loadConfigFile } from '../../agent/load-config.js';
 import type { LlmClient } from '../../core/llm.js';
 import { UsageError } from '../../core/errors.js';
-import { createRedactor, secretsFromEnv } from '../../core/redact.js';
+import { runRedactor } from '../../core/redact.js';
 import { parsePatches } from '../../replay/patches.js';
 import { replayRun, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
@@ -35,10 +35,18 @@ export interface ReplayCommandOptions extends GlobalOptions {
   model?: string;
   save: boolean;
   workspace?: string;
+  redact?: string[];
 }
 
 export async function runReplay(ref: string, options: ReplayCommandOptions): Promise<void> {
   const kind = displayKind(options);
+  for (const pattern of options.redact ?? []) {
+    try {
+      new RegExp(pattern);
+    } catch (error) {
+      throw new UsageError(`bad --redact pattern '${pattern}': ${(error as Error).message}`);
+    }
+  }
   const patches = parsePatches(options.patch ?? []);
   const speed = options.speed === undefined ? undefined : Number(options.speed);
   if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a number above 0, got '${options.speed}'`);
@@ -70,10 +78,11 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       ...(replacement === undefined ? {} : { config: replacement, configDir: configDirOf(options.config as string) }),
       ...(speed === undefined ? {} : { speed }),
       ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+      ...(options.redact === undefined ? {} : { redact: options.redact }),
     });
 
     // Saving: the first event tells us the effective config; the recorder starts lazily.
-    const redact = createRedactor({ secrets: secretsFromEnv(process.env) });
+    const redact = runRedactor({ patterns: options.redact ?? [] });
     let recorder: RunRecorder | undefined;
     let result: ReplayResult | undefined;
     let display: Display | undefined;

@@ -5,7 +5,7 @@
  * and on runs recorded through the library. Exit 0.
  */
 import type { RunEvent } from '../../core/events.js';
-import { createRedactor, secretsFromEnv } from '../../core/redact.js';
+import { runRedactor } from '../../core/redact.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import { TapeStore } from '../../tape/tape-store.js';
@@ -33,7 +33,7 @@ export async function runView(ref: string, options: GlobalOptions): Promise<void
       ...(meta.name === undefined ? {} : { name: meta.name }),
       ...(isTapePath(ref) ? { source: ref } : {}),
     },
-    redact: createRedactor({ secrets: secretsFromEnv(process.env) }),
+    redact: runRedactor(),
     onCancel: () => undefined,
   });
   try {

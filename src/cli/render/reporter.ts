@@ -3,7 +3,8 @@
  * `--json` (DESIGN.md's stable contract: every event, then one `summary` line).
  */
 import type { RunEvent } from '../../core/events.js';
-import type { Redactor } from '../../core/redact.js';
+import { EventRedactor } from '../../core/event-redactor.js';
+import { NO_REDACTION, type Redactor } from '../../core/redact.js';
 import { eventLine } from './event-line.js';
 
 export interface Reporter {
@@ -26,26 +27,31 @@ export interface Summary {
 
 type Write = (text: string) => void;
 const stdout: Write = (text) => process.stdout.write(text);
-const keep: Redactor = (value) => value;
 
-/** NDJSON; `redact` scrubs each line as printed (a secret never reaches the terminal or a pipe). */
+/**
+ * NDJSON; every event is redacted as the tape is (a stream's chunks together, once it ends), so a
+ * secret never reaches the terminal or a pipe.
+ */
 export function jsonReporter(options: { redact?: Redactor } = {}, write: Write = stdout): Reporter {
-  const redact = options.redact ?? keep;
+  const redactor = new EventRedactor(options.redact ?? NO_REDACTION);
+  const line = (event: RunEvent): string => JSON.stringify(event.type === 'guardrail' ? { ...event, tool: event.tool ?? null } : event);
   return {
     // The contract promises `tool` on every guardrail line: null for step-level gates.
-    event: (event) => write(`${redact(JSON.stringify(event.type === 'guardrail' ? { ...event, tool: event.tool ?? null } : event))}\n`),
+    event: (event) => {
+      for (const safe of redactor.accept(event)) write(`${line(safe)}\n`);
+    },
     summary: (summary) => write(`${JSON.stringify({ type: 'summary', ...summary })}\n`),
   };
 }
 
 /** A line per event; only lines actually printed are formatted and scrubbed. */
 export function textReporter(options: { quiet?: boolean; redact?: Redactor } = {}, write: Write = stdout): Reporter {
-  const redact = options.redact ?? keep;
+  const redact = options.redact ?? NO_REDACTION;
   return {
     event: (event) => {
       if (options.quiet) return;
       const line = eventLine(event);
-      if (line !== null) write(`${redact(line)}\n`);
+      if (line !== null) write(`${redact.text(line)}\n`);
     },
     summary: (summary) => {
       const run = summary.runId === null ? '' : ` (run ${summary.runId})`;
