@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../core/events.js';
+import { createRedactor } from '../core/redact.js';
+import type { RunMeta } from '../core/run-meta.js';
+import { EventWriter } from './event-writer.js';
+import { RunRecorder } from './run-recorder.js';
+import type { TapeStore } from './tape-store.js';
+
+/** A store that records each batch it is asked to write, and lets the test decide when a write completes. */
+interface Batch { types: string[]; text: string; sync: boolean; done: () => void }
+
+function fakeStore(): { store: TapeStore; batches: Batch[]; meta: RunMeta[] } {
+  const batches: Batch[] = [];
+  const meta: RunMeta[] = [];
+  const store = {
+    createRun: async (run: Omit<RunMeta, 'id' | 'createdAt' | 'status' | 'tapeVersion'>) => {
+      const created = { ...run, id: '01M80BD0DH1T99S5EY9167MAX2', createdAt: 'now', status: 'recording', tapeVersion: 1 } as RunMeta;
+      meta.push(created);
+      return created;
+    },
+    writer: () =>
+      new EventWriter((events, sync) => new Promise<void>((resolve) => {
+        batches.push({ types: events.map((e) => e.type), text: JSON.stringify(events), sync, done: resolve });
+      })),
+    finishRun: async () => meta[0] as RunMeta,
+  };
+  return { store: store as unknown as TapeStore, batches, meta };
+}
+
+const at = (seq: number) => ({ seq, step: 0, t: seq });
+const response: RunEvent = {
+  ...at(1), type: 'llm_response', iteration: 0, attempt: 0, durationMs: 1,
+  response: { message: { role: 'assistant', content: 'hi sk-proj-AbCdEfGhIjKlMn' }, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+};
+
+describe('RunRecorder', () => {
+  it('writes a model response with sync, and the loop may go on only once it is on disk', async () => {
+    const { store, batches } = fakeStore();
+    const recorder = await RunRecorder.start(store, { kind: 'record', task: 't', model: 'm', config: {}, seed: 0 }, createRedactor());
+    const state: RunEvent = { ...at(0), type: 'state', from: null, to: 'RUNNING', reason: 'x' };
+    void recorder.write(state);
+    let written = false;
+    const pending = recorder.write(response).then(() => (written = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The response rides in a synced batch (with what came before it), and is not done before the write is.
+    const batch = batches.find((b) => b.types.includes('llm_response'));
+    expect(batch?.sync).toBe(true);
+    expect(written).toBe(false);
+    batch?.done();
+    await pending;
+    expect(written).toBe(true);
+  });
+
+  it('redacts what it writes, the run meta included, and does not store the user\'s patterns', async () => {
+    const { store, meta, batches } = fakeStore();
+    const recorder = await RunRecorder.start(
+      store,
+      { kind: 'record', task: 'use sk-proj-AbCdEfGhIjKlMn', model: 'm', config: { redact: ['my-literal'] }, seed: 0 },
+      createRedactor({ patterns: ['my-literal'] }),
+    );
+    expect(meta[0]).toMatchObject({ task: 'use [REDACTED]', config: { redact: [] } });
+    void recorder.write({ ...response, seq: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(batches[0]?.text).toContain('hi [REDACTED]');
+    expect(batches[0]?.text).not.toContain('sk-proj');
+  });
+});
