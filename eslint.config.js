@@ -1,5 +1,5 @@
 // One tool for lint and format: typescript-eslint for correctness, @stylistic for layout,
-// and no-restricted-imports for the dependency fences of DESIGN.md.
+// and no-restricted-imports for the dependency fences (README, "Development").
 import tseslint from 'typescript-eslint';
 import stylistic from '@stylistic/eslint-plugin';
 
@@ -16,7 +16,7 @@ const fenceRule = (except) => [
   {
     paths: fences
       .filter((f) => f.home !== except)
-      .map((f) => ({ name: f.name, message: `'${f.name}' may only be imported inside ${f.home}/ (see DESIGN.md fences).` })),
+      .map((f) => ({ name: f.name, message: `'${f.name}' may only be imported inside ${f.home}/ (see README, "Development").` })),
     patterns: fences
       .filter((f) => f.home !== except)
       .map((f) => ({ group: [`${f.name}/*`], message: `'${f.name}' may only be imported inside ${f.home}/.` })),

@@ -1,5 +1,5 @@
 // `agentctl ci` over a corpus (BENCHMARKS.md § "CI regression replays"). Budgets: 1,000 ten-step
-// tapes in under 15 s on 2 cores, process start included (DESIGN: under 8 s); one 10,000-step tape
+// tapes in under 15 s on 2 cores, process start included (the project's own budget: under 8 s); one 10,000-step tape
 // within 1.2× of `agentctl replay` of the same tape. Measured against what a CI script without
 // `agentctl ci` would do — `agentctl replay` once per tape — in the same run.
 //

@@ -68,7 +68,7 @@ const steps = [];
 for (let i = 0; i < turn.length; i += CALLS_PER_STEP) steps.push(turn.slice(i, i + CALLS_PER_STEP));
 const statusById = new Map(turn.map((c) => [c.call.id, c.status]));
 
-/** The gates called directly, in the order of SPEC §5. Returns the number of records made. */
+/** The gates called directly, in the order of docs/guardrails.md §5. Returns the number of records made. */
 function runGates() {
   const replay = new ReplayControl();
   const guard = new LoopGuard();

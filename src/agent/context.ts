@@ -1,5 +1,5 @@
 /**
- * Context trimming (SPEC §7.2). Token counts are estimates (about four characters a token), which is
+ * Context trimming (docs/loop.md). Token counts are estimates (about four characters a token), which is
  * enough to keep a request under a window without a tokenizer. Messages are dropped in units: an
  * assistant message with tool calls goes together with its tool results, because a tool result
  * without its call is an invalid request for OpenAI-compatible servers.
@@ -95,7 +95,7 @@ export function compact(
   return { messages: [...messages.slice(0, pinned), marker, ...messages.slice(tailStart)], removed };
 }
 
-/** Apply the configured strategy (SPEC §7.2); a window of 0 never trims. */
+/** Apply the configured strategy (docs/loop.md); a window of 0 never trims. */
 export function trimContext(
   messages: readonly ChatMessage[],
   context: { strategy: 'sliding_window' | 'compact'; window: number; keepLast: number },

@@ -1,4 +1,4 @@
-/** Flags every command accepts (DESIGN.md "common"). */
+/** Flags every command accepts (README, "Commands"). */
 export interface GlobalOptions {
   store?: string;
   json?: boolean;

@@ -25,7 +25,7 @@ export interface DecisionRecord {
   rule: string;
   /** The tool concerned, when the gate looks at one call. */
   tool?: string;
-  /** The call key (SPEC §1) of the call concerned. */
+  /** The call key (docs/guardrails.md §1) of the call concerned. */
   key?: string;
   /** Counter values before and after this evaluation, e.g. `{ attempts: 1 }` → `{ attempts: 2 }`. */
   counters: { before: Record<string, number>; after: Record<string, number> };

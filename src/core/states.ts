@@ -1,4 +1,4 @@
-/** Agent loop states (SPEC.md §7). */
+/** Agent loop states (docs/loop.md). */
 export const AGENT_STATES = [
   'RUNNING',
   'WAITING_FOR_TOOL',
@@ -31,7 +31,7 @@ export function isTerminalState(state: AgentState): state is TerminalState {
   return TERMINAL.has(state);
 }
 
-/** The process exit code for a run that ended in `state` (DESIGN.md exit-code table). */
+/** The process exit code for a run that ended in `state` (README, "Exit codes"). */
 export function exitCodeForState(state: TerminalState): number {
   switch (state) {
     case 'COMPLETED':

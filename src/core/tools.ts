@@ -1,5 +1,5 @@
 /**
- * Tool semantics (SPEC.md §2). The guardrails read `idempotent` and `mutating`; the executor reads
+ * Tool semantics (docs/guardrails.md §2). The guardrails read `idempotent` and `mutating`; the executor reads
  * `timeoutMs`; the provider sees `name`, `description` and `parameters`.
  */
 export interface ToolSpec {
@@ -15,7 +15,7 @@ export interface ToolSpec {
   timeoutMs: number;
 }
 
-/** Defaults for a tool with no spec (a registry miss): idempotent, not mutating (SPEC.md §2). */
+/** Defaults for a tool with no spec (a registry miss): idempotent, not mutating (docs/guardrails.md §2). */
 export const REGISTRY_MISS_SEMANTICS = { idempotent: true, mutating: false } as const;
 
 /** How one tool call ended. */

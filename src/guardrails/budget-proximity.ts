@@ -18,7 +18,7 @@ export interface BudgetLimits {
 type Reserve = Pick<LoopGuardrailsConfig, 'reserveTokens' | 'reserveCostFraction'>;
 
 /**
- * The budget-proximity check of SPEC §6 as a DecisionRecord: `warn` when a set token budget has
+ * The budget-proximity check of docs/guardrails.md §6 as a DecisionRecord: `warn` when a set token budget has
  * `reserveTokens` or fewer left, or a set cost limit has `reserveCostFraction` of itself or less
  * left; `continue` otherwise. It never stops anything: the loop enforces the hard limits.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../core/messages.js';
 import { callKey, parseCallArguments, parseToolCall, rawCallKey } from './call-key.js';
 
-describe('callKey (SPEC §1)', () => {
+describe('callKey (docs/guardrails.md §1)', () => {
   it('is pinned: sha-256 hex of tool + ":" + canonical JSON (keys are stored on tapes)', () => {
     // Digests computed independently with `printf '%s' '<text>' | sha256sum`.
     expect(callKey('read_file', { path: 'src/main.ts' })).toBe('8516f18419712384118ef383df30753738df05d0c294a2aa246eb531be9b5a05');
@@ -20,7 +20,7 @@ describe('callKey (SPEC §1)', () => {
   });
 });
 
-describe('parseCallArguments (SPEC §1)', () => {
+describe('parseCallArguments (docs/guardrails.md §1)', () => {
   it('parses a JSON object and keys the parsed value', () => {
     const parsed = parseCallArguments('read_file', '{ "path": "src/main.ts" }');
     expect(parsed).toEqual({ ok: true, args: { path: 'src/main.ts' }, key: callKey('read_file', { path: 'src/main.ts' }) });

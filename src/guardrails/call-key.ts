@@ -3,7 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 import type { ToolCall } from '../core/messages.js';
 
 /**
- * The call key (SPEC §1): sha-256 hex of `tool + ":" + canonicalJson(args)`. Keys are stored on
+ * The call key (docs/guardrails.md §1): sha-256 hex of `tool + ":" + canonicalJson(args)`. Keys are stored on
  * tapes, so the algorithm must never change; tests pin literal digests to catch a change.
  */
 export function callKey(tool: string, args: unknown): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 
-describe('canonicalJson (SPEC §1)', () => {
+describe('canonicalJson (docs/guardrails.md §1)', () => {
   it('sorts object keys, so key order does not matter', () => {
     expect(canonicalJson({ b: 2, a: 1 })).toBe('{"a":1,"b":2}');
     expect(canonicalJson({ b: 2, a: 1 })).toBe(canonicalJson({ a: 1, b: 2 }));

@@ -1,5 +1,5 @@
 /**
- * Canonical JSON (SPEC.md §1): object keys sorted by UTF-16 code unit at every depth, arrays in
+ * Canonical JSON (docs/guardrails.md §1): object keys sorted by UTF-16 code unit at every depth, arrays in
  * order, no whitespace, strings and numbers exactly as `JSON.stringify` writes them. Two values that
  * differ only in key order give the same text, so the text can be hashed into a stable key.
  */

@@ -1,6 +1,6 @@
 import { UsageError } from '../core/errors.js';
 
-/** LoopGuard thresholds (SPEC §4). */
+/** LoopGuard thresholds (docs/guardrails.md §4). */
 export interface LoopGuardConfig {
   /** The attempt number of an identical call from which it is blocked. */
   identicalCallBlock: number;
@@ -10,7 +10,7 @@ export interface LoopGuardConfig {
   failureHalt: number;
 }
 
-/** LoopGuardrails settings (SPEC §6). */
+/** LoopGuardrails settings (docs/guardrails.md §6). */
 export interface LoopGuardrailsConfig {
   /** How many `finish_reason: "length"` responses are answered with a continuation request. */
   maxTokensRecoveries: number;

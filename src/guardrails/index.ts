@@ -1,4 +1,4 @@
-/** The guardrail engine (SPEC.md §1–§6): pure code, no I/O, no clock, no randomness. */
+/** The guardrail engine (docs/guardrails.md): pure code, no I/O, no clock, no randomness. */
 export { canonicalJson } from './canonical-json.js';
 export { callKey, rawCallKey, parseCallArguments, parseToolCall, type ParsedArguments } from './call-key.js';
 export { toolSemantics, resolveTool, type ToolSemantics, type ResolvedTool } from './tool-semantics.js';

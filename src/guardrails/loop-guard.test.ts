@@ -5,7 +5,7 @@ import { LoopGuard } from './loop-guard.js';
 
 const main = { path: 'src/main.ts' };
 
-describe('LoopGuard.recordAttempt (SPEC §4)', () => {
+describe('LoopGuard.recordAttempt (docs/guardrails.md §4)', () => {
   it('blocks the third identical call, naming the tool and the count', () => {
     const guard = new LoopGuard();
     expect(guard.recordAttempt('read_file', main)).toEqual({ kind: 'proceed' });
@@ -75,7 +75,7 @@ describe('LoopGuard.recordAttempt (SPEC §4)', () => {
   });
 });
 
-describe('LoopGuard.recordOutcome (SPEC §4)', () => {
+describe('LoopGuard.recordOutcome (docs/guardrails.md §4)', () => {
   it('warns at three consecutive failures and halts at eight', () => {
     const guard = new LoopGuard();
     expect(guard.recordOutcome('grep_files', false)).toEqual({ kind: 'continue' });
@@ -144,7 +144,7 @@ describe('LoopGuard.recordOutcome (SPEC §4)', () => {
   });
 });
 
-describe('LoopGuard resets (SPEC §4)', () => {
+describe('LoopGuard resets (docs/guardrails.md §4)', () => {
   it('resetFailures clears a halt so a granted continuation does not halt again at once', () => {
     const guard = new LoopGuard();
     for (let i = 0; i < 7; i++) guard.recordOutcome('apply_patch', false);

@@ -38,7 +38,7 @@ export interface LoopGuardState {
 }
 
 /**
- * The repeat gate and outcome watcher of one turn (SPEC §4). It counts identical attempts per
+ * The repeat gate and outcome watcher of one turn (docs/guardrails.md §4). It counts identical attempts per
  * call key and blocks from the `identicalCallBlock`-th on, and counts consecutive failures per
  * tool name to warn and then halt. Maps, not objects: their iteration order is insertion order,
  * so serialised state does not depend on key shapes.
@@ -52,7 +52,7 @@ export class LoopGuard {
     this.config = Object.freeze(resolveLoopGuardConfig(config));
   }
 
-  /** Count an attempt of `tool` with `args`; blocked attempts count too (SPEC §4). */
+  /** Count an attempt of `tool` with `args`; blocked attempts count too (docs/guardrails.md §4). */
   recordAttempt(tool: string, args: unknown): AttemptDecision {
     return this.evaluateAttempt(tool, args).decision;
   }
@@ -90,7 +90,7 @@ export class LoopGuard {
     return { decision, record };
   }
 
-  /** Note how a call of `tool` ended; consecutive failures warn, then halt (SPEC §4). */
+  /** Note how a call of `tool` ended; consecutive failures warn, then halt (docs/guardrails.md §4). */
   recordOutcome(tool: string, ok: boolean): OutcomeDecision {
     return this.evaluateOutcome(tool, ok).decision;
   }

@@ -5,7 +5,7 @@ import { describeStep, stepSignature, stepSignatureDigest } from './step-signatu
 
 const readA = [{ name: 'read_file', arguments: { path: 'a' } }];
 
-describe('repetition (SPEC §6)', () => {
+describe('repetition (docs/guardrails.md §6)', () => {
   it('stops at the 4th identical step in a row with the default of 3', () => {
     const g = new LoopGuardrails();
     const verdicts = [1, 2, 3, 4].map(() => g.observeToolCalls(readA));
@@ -76,7 +76,7 @@ describe('repetition (SPEC §6)', () => {
   });
 });
 
-describe('max-tokens recovery (SPEC §6)', () => {
+describe('max-tokens recovery (docs/guardrails.md §6)', () => {
   it('recovers while recoveries remain, then treats it as end of turn', () => {
     const g = new LoopGuardrails();
     const first = g.onMaxTokens();
@@ -99,7 +99,7 @@ describe('max-tokens recovery (SPEC §6)', () => {
   });
 });
 
-describe('budget proximity (SPEC §6)', () => {
+describe('budget proximity (docs/guardrails.md §6)', () => {
   const g = new LoopGuardrails();
 
   it('is false without limits', () => {

@@ -7,7 +7,7 @@ import { RULES } from './rules.js';
 import { GUARDRAIL_STATE_VERSION, fail, readCount, readObject, readString, readVersion } from './state-codec.js';
 import { describeStep, stepSignatureDigest, type StepCall } from './step-signature.js';
 
-/** LoopGuardrails' counters as plain JSON: written to the tape after every step (SPEC §6). */
+/** LoopGuardrails' counters as plain JSON: written to the tape after every step (docs/guardrails.md §6). */
 export interface LoopGuardrailsState {
   version: 1;
   /** How many steps in a row repeated the one before them. */
@@ -19,7 +19,7 @@ export interface LoopGuardrailsState {
 }
 
 /**
- * The session-level guardrails of SPEC §6: repetition of whole tool steps, recovery from
+ * The session-level guardrails of docs/guardrails.md §6: repetition of whole tool steps, recovery from
  * responses cut off by the token limit, and budget proximity. All counters are in toJSON(), so a
  * run restored from a tape checkpoint decides exactly as the uninterrupted run would have.
  */
@@ -100,7 +100,7 @@ export class LoopGuardrails {
     return maxTokensFollowupMessage();
   }
 
-  /** True when a set token budget or cost limit is within its reserve (SPEC §6). */
+  /** True when a set token budget or cost limit is within its reserve (docs/guardrails.md §6). */
   nearBudget(usage: BudgetUsage, limits: BudgetLimits): boolean {
     return this.evaluateBudget(usage, limits).verdict === 'warn';
   }

@@ -1,6 +1,6 @@
 /**
  * The texts the model reads when a guardrail intervenes. They are instructions to a model, so
- * each says what happened and what to do instead; the phrases SPEC §4 quotes are kept verbatim
+ * each says what happened and what to do instead; the phrases docs/guardrails.md §4 quotes are kept verbatim
  * because tests and users search for them.
  */
 
@@ -57,7 +57,7 @@ export function unknownToolMessage(tool: string): string {
   return `Not run: there is no tool named \`${tool}\`. Use one of the tools you were given.`;
 }
 
-/** The internal user message that follows a response cut off by the token limit (SPEC §6). */
+/** The internal user message that follows a response cut off by the token limit (docs/guardrails.md §6). */
 export function maxTokensFollowupMessage(): string {
   return (
     'Your previous reply was cut off because it reached the output token limit. ' +

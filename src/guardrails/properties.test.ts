@@ -30,7 +30,7 @@ function reorder(value: unknown, choices: readonly number[], cursor = { i: 0 }):
 
 const choices = fc.array(fc.nat({ max: 1000 }), { maxLength: 20 });
 
-describe('canonical keys (SPEC §1)', () => {
+describe('canonical keys (docs/guardrails.md §1)', () => {
   it('canonicalJson and callKey do not depend on key order at any depth', () => {
     fc.assert(
       fc.property(fc.jsonValue(), choices, fc.string(), (value, picks, tool) => {
@@ -61,7 +61,7 @@ describe('canonical keys (SPEC §1)', () => {
 
 const argsObject = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
 
-describe('LoopGuard properties (SPEC §4)', () => {
+describe('LoopGuard properties (docs/guardrails.md §4)', () => {
   it('distinct arguments never block, however many calls', () => {
     fc.assert(
       fc.property(fc.uniqueArray(argsObject, { selector: canonicalJson, maxLength: 40 }), (argsList) => {
@@ -125,7 +125,7 @@ function checkRestore<G, O>(
 const toolName = fc.constantFrom('read_file', 'grep_files', 'write_file', 'send_email');
 const smallArgs = fc.constantFrom<Record<string, unknown>>({ path: 'a' }, { path: 'b' }, { pattern: 'x', path: 'src' }, {});
 
-describe('restore from a checkpoint continues exactly like the uninterrupted run (SPEC §6)', () => {
+describe('restore from a checkpoint continues exactly like the uninterrupted run (docs/guardrails.md §6)', () => {
   it('LoopGuardrails', () => {
     const step = fc.array(fc.record({ name: toolName, arguments: smallArgs }), { maxLength: 3 });
     const op = fc.oneof(
@@ -229,7 +229,7 @@ describe('restore from a checkpoint continues exactly like the uninterrupted run
   });
 });
 
-describe('pipeline properties (SPEC §5)', () => {
+describe('pipeline properties (docs/guardrails.md §5)', () => {
   const callArb = fc.record({
     tool: fc.constantFrom('read_file', 'write_file', 'grep_files', 'send_email', 'unknown_tool'),
     args: fc.oneof(smallArgs, fc.constant('{not json')),

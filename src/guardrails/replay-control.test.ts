@@ -6,7 +6,7 @@ import { SPECS } from './test-support/tool-specs.js';
 
 const q = { q: 'capital of France' };
 
-describe('ReplayControl decision table (SPEC §3)', () => {
+describe('ReplayControl decision table (docs/guardrails.md §3)', () => {
   it('non-idempotent tool: allow, always, even after a success', () => {
     const rc = new ReplayControl();
     const mail = { to: 'a@example.com', body: 'hi' };
@@ -111,7 +111,7 @@ describe('ReplayControl decision table (SPEC §3)', () => {
   });
 });
 
-describe('ReplayControl.noteStateChanged (SPEC §3 fix)', () => {
+describe('ReplayControl.noteStateChanged (docs/guardrails.md §3)', () => {
   it('read_file a → write_file a → read_file a: the second read runs', () => {
     const rc = new ReplayControl();
     rc.recordSuccess('read_file', { path: 'a' }, SPECS.read_file, { step: 1 });
@@ -148,7 +148,7 @@ describe('ReplayControl.noteStateChanged (SPEC §3 fix)', () => {
   });
 });
 
-describe('the example turn of seeds/replay-control.md', () => {
+describe('an example turn: reads, a failure, a mutation, a retry', () => {
   it('fails, retries, skips the duplicate, allows new arguments', () => {
     const rc = new ReplayControl();
     const capital = { q: 'capital of France' };

@@ -54,7 +54,7 @@ export interface ReplayControlState {
 const STATUSES: readonly CallHistoryStatus[] = ['success', 'failure', 'timeout', 'denied', 'stale'];
 
 /**
- * The dedup gate of one turn (SPEC §3): an idempotent call whose identical twin already succeeded
+ * The dedup gate of one turn (docs/guardrails.md §3): an idempotent call whose identical twin already succeeded
  * is skipped as a duplicate; failed, timed-out and denied calls may be retried; non-idempotent
  * tools are never skipped. A successful mutating call makes earlier successes stale, so a read
  * after a write runs again instead of handing the model old data.
@@ -142,7 +142,7 @@ export class ReplayControl {
 
   /**
    * A mutating tool succeeded: earlier successes no longer describe the workspace, so identical
-   * calls must run again (the SPEC §3 fix). `causeKey`, the key of the mutating call itself, stays
+   * calls must run again (the docs/guardrails.md §3). `causeKey`, the key of the mutating call itself, stays
    * a success: repeating the very same mutation right away changes nothing and is a duplicate.
    */
   noteStateChanged(causeKey?: string): void {

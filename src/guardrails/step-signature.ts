@@ -7,11 +7,11 @@ export interface StepCall {
   arguments: unknown;
 }
 
-/** Argument values longer than this are cut before comparison (SPEC §6). */
+/** Argument values longer than this are cut before comparison (docs/guardrails.md §6). */
 export const SIGNATURE_VALUE_LIMIT = 200;
 
 /**
- * The signature of a step's tool calls (SPEC §6): the calls in order, each as its name and its
+ * The signature of a step's tool calls (docs/guardrails.md §6): the calls in order, each as its name and its
  * `[key, value]` pairs sorted by key, every value cut to 200 characters. Values are rendered
  * deterministically (strings as they are, anything else as canonical JSON), and the structure is
  * written as JSON so that no name or value can be mistaken for a separator.

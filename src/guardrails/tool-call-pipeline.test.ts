@@ -21,7 +21,7 @@ function turn(execute: ToolExecutor = scriptedExecutor(), extra: Partial<ToolCal
   };
 }
 
-describe('pipeline order (SPEC §5)', () => {
+describe('pipeline order (docs/guardrails.md §5)', () => {
   it('an allowed call: arguments, attempt, dedup, execute, outcome, result — in that order', async () => {
     const t = turn();
     const call = toolCall('read_file', { path: 'a' }, 'c1');
@@ -169,7 +169,7 @@ describe('pipeline order (SPEC §5)', () => {
   });
 });
 
-describe('state changes (SPEC §5)', () => {
+describe('state changes (docs/guardrails.md §5)', () => {
   it('read_file a → write_file a → read_file a: the second read runs', async () => {
     const exec = scriptedExecutor();
     const t = turn(exec);
@@ -239,7 +239,7 @@ describe('state changes (SPEC §5)', () => {
   });
 });
 
-describe('other policies (SPEC §5)', () => {
+describe('other policies (docs/guardrails.md §5)', () => {
   it('denyUnknownTools denies through the policy gate and records the denial; retries stay possible', async () => {
     const exec = scriptedExecutor();
     const t = turn(exec, { policy: denyUnknownTools });

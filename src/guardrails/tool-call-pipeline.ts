@@ -69,7 +69,7 @@ export interface ToolCallPipelineOptions {
 }
 
 /**
- * The per-call pipeline of SPEC §5 for one step's tool calls, in order: parse the arguments, count
+ * The per-call pipeline of docs/guardrails.md §5 for one step's tool calls, in order: parse the arguments, count
  * the attempt (LoopGuard), deduplicate (ReplayControl), ask the other policies, execute, record the
  * outcome in both gates, and reset both after a mutating tool succeeds. Every gate's decision is
  * yielded, allowed ones and near-misses included; the executor is never called for a denied call.

@@ -6,7 +6,7 @@ const spec = (name: string, idempotent: boolean, mutating: boolean): ToolSpec =>
   name, description: name, parameters: { type: 'object' }, idempotent, mutating, timeoutMs: 1000,
 });
 
-describe('tool semantics (SPEC §2)', () => {
+describe('tool semantics (docs/guardrails.md §2)', () => {
   it('reads idempotent and mutating from the spec', () => {
     expect(toolSemantics(spec('write_file', true, true))).toEqual({ idempotent: true, mutating: true, registryMiss: false });
     expect(toolSemantics(spec('send_email', false, false))).toEqual({ idempotent: false, mutating: false, registryMiss: false });

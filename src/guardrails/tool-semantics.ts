@@ -9,7 +9,7 @@ export interface ToolSemantics {
 }
 
 /**
- * The semantics of a tool, from its spec or, on a registry miss, the defaults of SPEC §2
+ * The semantics of a tool, from its spec or, on a registry miss, the defaults of docs/guardrails.md §2
  * (idempotent, not mutating): deduplicating an unknown tool errs on the side of not repeating it,
  * and calling it non-mutating keeps it from wiping the guards' memory.
  */

@@ -177,7 +177,7 @@ class OpenAIRecorder {
       if (settled) throw error;
       settled = true;
       const data = this.classify(error, 'stream');
-      // The one terminal chunk goes out before the error reaches the caller (SPEC §7, Streaming).
+      // The one terminal chunk goes out before the error reaches the caller (docs/loop.md, Streaming).
       await this.writeChunk(recorder, call, acc.terminal(offset(), data.message));
       await this.recordError(recorder, call, error, 'stream');
       throw error;

@@ -16,7 +16,7 @@ export interface DiffCommandOptions extends GlobalOptions {
   exitCode?: boolean;
 }
 
-/** Exit code when the runs differ and `--exit-code` is given (DESIGN.md: 7 = diverged). */
+/** Exit code when the runs differ and `--exit-code` is given (README: 7 = they differ). */
 export const DIFFERENT_EXIT_CODE = 7;
 
 export async function runDiff(refA: string, refB: string, options: DiffCommandOptions): Promise<void> {

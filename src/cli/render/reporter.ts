@@ -1,6 +1,6 @@
 /**
  * Renderers for a stream of RunEvents outside the TUI: a readable line per event, or NDJSON for
- * `--json` (DESIGN.md's stable contract: every event, then one `summary` line).
+ * `--json` (the README's stable contract, "--json": every event, then one `summary` line).
  */
 import type { RunEvent } from '../../core/events.js';
 import { EventRedactor } from '../../core/event-redactor.js';
@@ -13,7 +13,7 @@ export interface Reporter {
   summary(summary: Summary): void;
 }
 
-/** The last line of `--json` output (DESIGN.md). Replay adds its verdict fields. */
+/** The last line of `--json` output (README, "--json"). Replay adds its verdict fields. */
 export interface Summary {
   runId: string | null;
   state: string;

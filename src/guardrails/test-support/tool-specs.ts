@@ -5,7 +5,7 @@ export function toolSpec(name: string, semantics: { idempotent: boolean; mutatin
   return { name, description: `${name} (test)`, parameters: { type: 'object' }, timeoutMs: 5_000, ...semantics };
 }
 
-/** The built-in examples of SPEC §2, plus a non-idempotent one. */
+/** The built-in examples of docs/guardrails.md §2, plus a non-idempotent one. */
 export const SPECS = {
   read_file: toolSpec('read_file', { idempotent: true, mutating: false }),
   list_dir: toolSpec('list_dir', { idempotent: true, mutating: false }),
