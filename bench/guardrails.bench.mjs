@@ -89,9 +89,9 @@ function runGates() {
       evaluations += 1;
       if (replay.evaluate(tool, p.args, spec, { key: p.key }).skip) return;
       const context = { step: stepIndex, callId: call.id, key: p.key };
-      if (status === 'ok') replay.recordSuccess(tool, p.args, spec, context);
-      else if (status === 'timeout') replay.recordTimeout(tool, p.args, spec, context);
-      else replay.recordFailure(tool, p.args, spec, context);
+      if (status === 'ok') replay.recordSuccess(tool, p.args, context);
+      else if (status === 'timeout') replay.recordTimeout(tool, p.args, context);
+      else replay.recordFailure(tool, p.args, context);
       evaluations += 1;
       if (guard.evaluateOutcome(tool, status === 'ok').decision.kind === 'halt') guard.resetFailures();
       if (status === 'ok' && spec?.mutating) {

@@ -210,13 +210,13 @@ describe('restore from a checkpoint continues exactly like the uninterrupted run
               case 'evaluate':
                 return [rc.evaluate(o.tool, o.args, specs[o.tool]), rc.historySize()];
               case 'success':
-                return rc.recordSuccess(o.tool, o.args, specs[o.tool], context);
+                return rc.recordSuccess(o.tool, o.args, context);
               case 'failure':
-                return rc.recordFailure(o.tool, o.args, specs[o.tool], context);
+                return rc.recordFailure(o.tool, o.args, context);
               case 'timeout':
-                return rc.recordTimeout(o.tool, o.args, specs[o.tool], context);
+                return rc.recordTimeout(o.tool, o.args, context);
               case 'denied':
-                return rc.recordDenied(o.tool, o.args, specs[o.tool], context);
+                return rc.recordDenied(o.tool, o.args, context);
               case 'stateChanged':
                 return rc.noteStateChanged(o.cause === null ? undefined : callKey(o.cause.tool, o.cause.args));
             }

@@ -14,7 +14,7 @@ describe('ReplayControl decision table (docs/guardrails.md §3)', () => {
       const evaluation = rc.evaluate('send_email', mail, SPECS.send_email);
       expect(evaluation.skip).toBe(false);
       expect(evaluation.record).toMatchObject({ gate: 'replay_control', verdict: 'allow', rule: 'non_idempotent', tool: 'send_email' });
-      rc.recordSuccess('send_email', mail, SPECS.send_email);
+      rc.recordSuccess('send_email', mail);
     }
     expect(rc.shouldSkip('send_email', mail, SPECS.send_email)).toEqual({ skip: false });
   });
@@ -27,7 +27,7 @@ describe('ReplayControl decision table (docs/guardrails.md §3)', () => {
 
   it('idempotent, prior call succeeded: skip as duplicate, naming the earlier call', () => {
     const rc = new ReplayControl();
-    rc.recordSuccess('read_file', { path: 'a' }, SPECS.read_file, { step: 2, callId: 'call_7' });
+    rc.recordSuccess('read_file', { path: 'a' }, { step: 2, callId: 'call_7' });
     const decision = rc.shouldSkip('read_file', { path: 'a' }, SPECS.read_file);
     expect(decision.skip).toBe(true);
     expect(decision.reason).toContain('duplicate');
@@ -48,21 +48,21 @@ describe('ReplayControl decision table (docs/guardrails.md §3)', () => {
 
   it('idempotent, prior call failed: allow (retry)', () => {
     const rc = new ReplayControl();
-    rc.recordFailure('read_file', { path: 'a' }, SPECS.read_file);
+    rc.recordFailure('read_file', { path: 'a' });
     expect(rc.shouldSkip('read_file', { path: 'a' }, SPECS.read_file)).toEqual({ skip: false });
     expect(rc.evaluate('read_file', { path: 'a' }, SPECS.read_file).record.rule).toBe('retry_after_failure');
   });
 
   it('idempotent, prior call timed out: allow (retry)', () => {
     const rc = new ReplayControl();
-    rc.recordTimeout('web_search', q, SPECS.web_search);
+    rc.recordTimeout('web_search', q);
     expect(rc.shouldSkip('web_search', q, SPECS.web_search)).toEqual({ skip: false });
     expect(rc.evaluate('web_search', q, SPECS.web_search).record.rule).toBe('retry_after_timeout');
   });
 
   it('idempotent, prior call was denied: allow (a denial is not a prior success)', () => {
     const rc = new ReplayControl();
-    rc.recordDenied('read_file', { path: 'a' }, SPECS.read_file);
+    rc.recordDenied('read_file', { path: 'a' });
     expect(rc.shouldSkip('read_file', { path: 'a' }, SPECS.read_file)).toEqual({ skip: false });
     expect(rc.evaluate('read_file', { path: 'a' }, SPECS.read_file).record.rule).toBe('retry_after_denial');
   });
@@ -104,7 +104,7 @@ describe('ReplayControl decision table (docs/guardrails.md §3)', () => {
     rc.recordFailure('read_file', { path: 'a' });
     rc.recordSuccess('read_file', { path: 'a' });
     rc.recordSuccess('read_file', { path: 'b' });
-    rc.recordDenied('send_email', { to: 'x' }, SPECS.send_email);
+    rc.recordDenied('send_email', { to: 'x' });
     expect(rc.historySize()).toBe(3);
     rc.noteStateChanged();
     expect(rc.historySize()).toBe(3);
@@ -114,9 +114,9 @@ describe('ReplayControl decision table (docs/guardrails.md §3)', () => {
 describe('ReplayControl.noteStateChanged (docs/guardrails.md §3)', () => {
   it('read_file a → write_file a → read_file a: the second read runs', () => {
     const rc = new ReplayControl();
-    rc.recordSuccess('read_file', { path: 'a' }, SPECS.read_file, { step: 1 });
+    rc.recordSuccess('read_file', { path: 'a' }, { step: 1 });
     expect(rc.shouldSkip('write_file', { path: 'a', content: 'x' }, SPECS.write_file).skip).toBe(false);
-    rc.recordSuccess('write_file', { path: 'a', content: 'x' }, SPECS.write_file, { step: 2 });
+    rc.recordSuccess('write_file', { path: 'a', content: 'x' }, { step: 2 });
     rc.noteStateChanged(callKey('write_file', { path: 'a', content: 'x' }));
     const again = rc.evaluate('read_file', { path: 'a' }, SPECS.read_file);
     expect(again.skip).toBe(false);
@@ -127,11 +127,11 @@ describe('ReplayControl.noteStateChanged (docs/guardrails.md §3)', () => {
   it('keeps the success of the mutating call that caused the change', () => {
     const rc = new ReplayControl();
     const write = { path: 'a', content: 'x' };
-    rc.recordSuccess('write_file', write, SPECS.write_file);
+    rc.recordSuccess('write_file', write);
     rc.noteStateChanged(callKey('write_file', write));
     expect(rc.shouldSkip('write_file', write, SPECS.write_file).skip).toBe(true);
     // A different write changes the state again; the first write is then worth repeating.
-    rc.recordSuccess('write_file', { path: 'a', content: 'y' }, SPECS.write_file);
+    rc.recordSuccess('write_file', { path: 'a', content: 'y' });
     rc.noteStateChanged(callKey('write_file', { path: 'a', content: 'y' }));
     expect(rc.shouldSkip('write_file', write, SPECS.write_file).skip).toBe(false);
   });
@@ -154,17 +154,17 @@ describe('an example turn: reads, a failure, a mutation, a retry', () => {
     const capital = { q: 'capital of France' };
     // Step 1: first call, times out.
     expect(rc.shouldSkip('web_search', capital, SPECS.web_search).skip).toBe(false);
-    rc.recordFailure('web_search', capital, SPECS.web_search, { step: 1 });
+    rc.recordFailure('web_search', capital, { step: 1 });
     // Step 2: the retry is allowed because the earlier call failed, and succeeds.
     expect(rc.shouldSkip('web_search', capital, SPECS.web_search).skip).toBe(false);
-    rc.recordSuccess('web_search', capital, SPECS.web_search, { step: 2 });
+    rc.recordSuccess('web_search', capital, { step: 2 });
     // Step 3: the same call again is a duplicate of step 2.
     const third = rc.shouldSkip('web_search', capital, SPECS.web_search);
     expect(third.skip).toBe(true);
     expect(third.reason).toContain('at step 2');
     // Step 4: different arguments, different key.
     expect(rc.shouldSkip('web_search', { q: 'population of France' }, SPECS.web_search).skip).toBe(false);
-    rc.recordSuccess('web_search', { q: 'population of France' }, SPECS.web_search, { step: 4 });
+    rc.recordSuccess('web_search', { q: 'population of France' }, { step: 4 });
     expect(rc.historySize()).toBe(2);
   });
 });
@@ -172,7 +172,7 @@ describe('an example turn: reads, a failure, a mutation, a retry', () => {
 describe('ReplayControl state', () => {
   it('round-trips through JSON and continues identically', () => {
     const rc = new ReplayControl();
-    rc.recordSuccess('read_file', { path: 'a' }, undefined, { step: 1, callId: 'c1' });
+    rc.recordSuccess('read_file', { path: 'a' }, { step: 1, callId: 'c1' });
     rc.recordFailure('grep_files', { pattern: 'x' });
     rc.noteStateChanged();
     rc.recordSuccess('read_file', { path: 'b' });

@@ -105,18 +105,18 @@ export class ReplayControl {
   }
 
   /** The call ran and succeeded: an identical idempotent call is a duplicate from now on. */
-  recordSuccess(tool: string, args: unknown, _spec?: ToolSpec, context: RecordContext = {}): void {
+  recordSuccess(tool: string, args: unknown, context: RecordContext = {}): void {
     const key = this.store(tool, args, 'success', context);
     this.successes.add(key);
   }
 
   /** The call ran and failed: an identical call may retry it. */
-  recordFailure(tool: string, args: unknown, _spec?: ToolSpec, context: RecordContext = {}): void {
+  recordFailure(tool: string, args: unknown, context: RecordContext = {}): void {
     this.successes.delete(this.store(tool, args, 'failure', context));
   }
 
   /** The call ran out of time: an identical call may retry it. */
-  recordTimeout(tool: string, args: unknown, _spec?: ToolSpec, context: RecordContext = {}): void {
+  recordTimeout(tool: string, args: unknown, context: RecordContext = {}): void {
     this.successes.delete(this.store(tool, args, 'timeout', context));
   }
 
@@ -124,7 +124,7 @@ export class ReplayControl {
    * Another policy refused the call (unknown tool, replay's side-effect policy). A denial says
    * nothing about what the tool would return, so it never replaces a remembered success.
    */
-  recordDenied(tool: string, args: unknown, _spec?: ToolSpec, context: RecordContext = {}): void {
+  recordDenied(tool: string, args: unknown, context: RecordContext = {}): void {
     const key = context.key ?? callKey(tool, args);
     if (this.successes.has(key)) return;
     this.store(tool, args, 'denied', { ...context, key });

@@ -110,7 +110,7 @@ export async function* runToolCalls(
     if (outcome.halt !== null) {
       const reason = `not run: ${outcome.halt.tool} halted the run earlier in this step`;
       yield decide(callId, 'policy', 'block', RULES.afterHalt, tool, key, reason);
-      replay.recordDenied(tool, parsed.ok ? parsed.args : parsed.raw, options.lookup(tool), context);
+      replay.recordDenied(tool, parsed.ok ? parsed.args : parsed.raw, context);
       yield finish(callId, tool, 'denied', afterHaltMessage(outcome.halt.tool));
       continue;
     }
@@ -158,7 +158,7 @@ export async function* runToolCalls(
       }
     }
     if (denial !== undefined) {
-      replay.recordDenied(tool, args, spec, context);
+      replay.recordDenied(tool, args, context);
       yield finish(callId, tool, 'denied', denial);
       continue;
     }
@@ -166,9 +166,9 @@ export async function* runToolCalls(
     // 4. Execute, then record the outcome in both gates.
     yield { kind: 'execute', callId, tool, spec };
     const result = await options.execute(call, args, spec);
-    if (result.status === 'ok') replay.recordSuccess(tool, args, spec, context);
-    else if (result.status === 'timeout') replay.recordTimeout(tool, args, spec, context);
-    else replay.recordFailure(tool, args, spec, context);
+    if (result.status === 'ok') replay.recordSuccess(tool, args, context);
+    else if (result.status === 'timeout') replay.recordTimeout(tool, args, context);
+    else replay.recordFailure(tool, args, context);
     const watched = guard.evaluateOutcome(tool, result.status === 'ok');
     yield { kind: 'decision', callId, record: watched.record };
     if (watched.decision.kind === 'halt') outcome.halt = { callId, tool, record: watched.record, message: watched.decision.message };
