@@ -1,45 +1,62 @@
 /**
- * The agentctl library API: `import { … } from 'agentctl'`.
+ * The agentctl library API: `import { … } from 'agentctl'`. A deliberate list — what a program
+ * recording, replaying or running agents needs, the store and tape files, the guardrail engine, and
+ * the types — not every internal module. Everything here is covered by the project's semver.
  */
 import { TapeStore, type OpenStoreOptions } from './tape/tape-store.js';
 
-export * from './core/errors.js';
-export type * from './core/events.js';
-export type * from './core/messages.js';
-export type * from './core/llm.js';
-export type * from './core/tools.js';
-export type * from './core/decisions.js';
-export type { RunMeta, RunStatus, RunKind } from './core/run-meta.js';
-export { TAPE_VERSION } from './core/run-meta.js';
-export { AGENT_STATES, isTerminalState, exitCodeForState, type AgentState, type TerminalState } from './core/states.js';
-export { ManualClock, seededRandom, systemClock, type Clock, type Random } from './core/clock.js';
-export * from './guardrails/index.js';
-export { TapeStore, type OpenStoreOptions, type NewRun } from './tape/tape-store.js';
-export { openTapeFile, writeTapeFile, type TapeFile } from './tape/tape-file.js';
-export { RunRecorder } from './tape/run-recorder.js';
-export { createRedactor, secretsFromEnv, REDACTED, type Redactor, type RedactorOptions } from './core/redact.js';
-export { LlmError, isLlmError, type LlmErrorData } from './core/llm-error.js';
+// Recording and replaying any agent written on the openai SDK.
+export { recordOpenAI, replayOpenAI } from './llm/index.js';
+export type {
+  ChatCompletionsApi, ChatCompletionsClient, FinishOptions, OpenAIRecording, PatchResponse, RecordOpenAIOptions, ReplayedCall,
+  ReplayedOpenAI, ReplayOpenAIOptions, RequestDifference, RequestDivergence,
+} from './llm/index.js';
 
-// The built-in agent.
+// The built-in agent: run it, or drive its loop with your own model client and tools.
 export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from './agent/run-agent.js';
-export { buildRegistry } from './agent/tool-registry.js';
 export { runLoop, type LoopDeps, type LoopInput, type LoopResult, type UserInput } from './agent/loop.js';
-export { agentConfigSchema, DEFAULT_TOOLS, type AgentConfig, type AgentConfigInput } from './agent/config.js';
-export { parseConfig, loadConfigFile, applyOverrides, configDirOf } from './agent/load-config.js';
-export { liveToolHost, type ToolHost, type ToolRunResult } from './agent/tool-host.js';
-export { OpenAiLlm } from './llm/openai-llm.js';
-export * from './tools/index.js';
+export type { ToolHost, ToolRunResult } from './agent/tool-host.js';
+export { parseConfig, loadConfigFile, applyOverrides } from './agent/load-config.js';
+export { DEFAULT_TOOLS, type AgentConfig, type AgentConfigInput } from './agent/config.js';
 
-// Replay.
+// Replay of a recorded run (what `agentctl replay` does).
 export { replayRun, type ReplayOptions, type ReplayResult, type Verdict } from './replay/replay-run.js';
 export { openTapeSource, type TapeSource } from './replay/tape-source.js';
 export { parsePatches } from './replay/patches.js';
-export { TapeLlm, type TapeLlmOptions } from './llm/tape-llm.js';
 
-// Recording and replaying any agent written on the openai SDK.
-export * from './llm/index.js';
+// The store and portable tape files.
+export { TapeStore, type OpenStoreOptions, type NewRun } from './tape/tape-store.js';
+export { openTapeFile, writeTapeFile, type TapeFile } from './tape/tape-file.js';
+export { TAPE_VERSION, type RunMeta, type RunStatus, type RunKind, type TapeUpdate } from './core/run-meta.js';
 
 /** Open (creating if needed) the tape store at `dir`. */
 export function openStore(dir: string, options?: OpenStoreOptions): Promise<TapeStore> {
   return TapeStore.open(dir, options);
 }
+
+// The guardrail engine (docs/guardrails.md).
+export {
+  canonicalJson, callKey, parseToolCall, ReplayControl, LoopGuard, LoopGuardrails, runToolCalls, RULES,
+  type CallPolicy, type DecisionInput, type LoopGuardConfig, type LoopGuardrailsConfig, type PipelineItem, type RuleName,
+  type StepCall, type ToolCallPipelineOptions, type ToolExecutor,
+} from './guardrails/index.js';
+
+// Redaction, as every path of agentctl applies it.
+export { createRedactor, runRedactor, REDACTED, type Redactor, type RedactorOptions } from './core/redact.js';
+
+// Clocks and randomness for deterministic runs.
+export { ManualClock, seededRandom, systemClock, type Clock, type Random } from './core/clock.js';
+
+// Errors: every expected failure is an AgentctlError with its exit code.
+export {
+  AgentctlError, isAgentctlError, UsageError, TapeFormatError, TapeExhaustedError, NotFoundError, StoreLockedError,
+} from './core/errors.js';
+export { LlmError, isLlmError, type LlmErrorData } from './core/llm-error.js';
+
+// Types.
+export type * from './core/events.js';
+export type * from './core/messages.js';
+export type * from './core/llm.js';
+export type * from './core/tools.js';
+export type * from './core/decisions.js';
+export { AGENT_STATES, isTerminalState, exitCodeForState, type AgentState, type TerminalState } from './core/states.js';
