@@ -7,7 +7,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/agent/load-config.js';
 import { prepareRun } from '../src/agent/run-agent.js';
+import { checkSandbox } from '../src/agent/tool-registry.js';
 import { UsageError } from '../src/core/errors.js';
 import { decisions, ofType, toolMessages, useLoopHarness } from './support/loop-harness.js';
 
@@ -37,6 +39,43 @@ describe('workspace confinement in the loop', () => {
     expect(wire).not.toContain('root:');
     expect(existsSync(join(dirname(run.workspace), 'escaped.txt'))).toBe(false);
     run.server.assertConsumed();
+  });
+});
+
+describe('the exec_shell sandbox in the loop', () => {
+  const probe = [
+    { tool_calls: [{ name: 'exec_shell', arguments: { command: 'pwd; cat /etc/passwd | wc -l; echo hi > made.txt' } }] },
+    { content: 'Looked around.' },
+  ];
+
+  it('runs commands in bubblewrap by default: the model sees /workspace, never the host path, and the run_start records the sandbox', async () => {
+    const run = await harness.run(probe);
+    const [result] = ofType(run.events, 'tool_result');
+    expect(result).toMatchObject({ tool: 'exec_shell', status: 'ok' });
+    expect(result?.output).toMatch(/^\/workspace\n[12]\n\[exit code: 0\]$/);
+    expect(JSON.stringify(run.bodies)).not.toContain(run.workspace);
+    expect(await readFile(join(run.workspace, 'made.txt'), 'utf8')).toBe('hi\n');
+    expect(ofType(run.events, 'run_start')[0]?.config['sandbox']).toEqual({ network: false });
+    run.server.assertConsumed();
+  });
+
+  it('with "sandbox": "none", runs them unconfined in the workspace, and the run_start says so', async () => {
+    const run = await harness.run(probe, { config: { sandbox: 'none' } });
+    const [result] = ofType(run.events, 'tool_result');
+    expect(result?.output.split('\n')[0]).toBe(run.workspace);
+    expect(ofType(run.events, 'run_start')[0]?.config['sandbox']).toBe('none');
+    run.server.assertConsumed();
+  });
+
+  it('checkSandbox refuses a live run up front when exec_shell would be sandboxed and bwrap is missing', async () => {
+    const noBwrap = { PATH: '/nonexistent' };
+    const attempt = checkSandbox(parseConfig({}, 'config'), noBwrap);
+    await expect(attempt).rejects.toBeInstanceOf(UsageError);
+    await expect(attempt).rejects.toThrow('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed');
+    await expect(attempt).rejects.toMatchObject({ hint: expect.stringContaining('apt-get install bubblewrap') as string });
+    await expect(checkSandbox(parseConfig({ sandbox: 'none' }, 'config'), noBwrap)).resolves.toBeUndefined();
+    await expect(checkSandbox(parseConfig({ tools: ['read_file'] }, 'config'), noBwrap)).resolves.toBeUndefined();
+    await expect(checkSandbox(parseConfig({}, 'config'))).resolves.toBeUndefined(); // bwrap is installed here
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { ToolRegistry, loadCustomTools, type Tool } from '../tools/index.js';
+import { ToolRegistry, findBwrap, loadCustomTools, type Tool } from '../tools/index.js';
 import type { AgentConfig } from './config.js';
 
 /** The registry for a config: its `tools`, plus every tool its `toolModules` export. */
@@ -20,5 +20,18 @@ export async function buildRegistry(config: AgentConfig, configDir: string): Pro
       hint: `enabled tools: ${names.join(', ')}`,
     });
   }
-  return ToolRegistry.fromNames(names, { custom, timeouts: config.toolTimeouts });
+  return ToolRegistry.fromNames(names, { custom, timeouts: config.toolTimeouts, sandbox: config.sandbox });
+}
+
+/**
+ * For a run about to start live: a UsageError when its `exec_shell` would be sandboxed and
+ * bubblewrap is not installed — better said once, before any model call, than as a failure of
+ * every command the model tries. (`exec_shell` itself refuses the same way, call by call.)
+ */
+export async function checkSandbox(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (config.sandbox === 'none' || !config.tools.includes('exec_shell')) return;
+  if ((await findBwrap(env['PATH'])) !== undefined) return;
+  throw new UsageError('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed', {
+    hint: 'install it (apt-get install bubblewrap), or set "sandbox": "none" in the config to run exec_shell unconfined',
+  });
 }

@@ -1,16 +1,23 @@
 /**
- * `exec_shell`: run a command with `/bin/sh -c` in the workspace. The command gets its own process
- * group, so a timeout or cancellation kills everything it started (pipelines, `&` jobs), and the
- * group is also killed when the shell exits: a tool call leaves no processes behind.
+ * `exec_shell`: run a command with `/bin/sh -c` in the workspace — by default inside a bubblewrap
+ * sandbox (see sandbox.ts) that sees the workspace at `/workspace`, the system read-only and no
+ * network; with config `sandbox: "none"`, unconfined in the workspace directory. Without bwrap
+ * installed, the call is refused (one line saying how to install it or turn the sandbox off).
+ *
+ * The command gets its own process group, so a timeout or cancellation kills everything it started
+ * (pipelines, `&` jobs), and the group is also killed when the shell exits: a tool call leaves no
+ * processes behind. In the sandbox, killing bwrap ends its PID namespace, and all that is in it.
  *
  * Semantics: mutating and not idempotent — a command can do anything, including things that must
  * not happen twice.
  */
 import { spawn } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
 import { z } from 'zod';
 import { OUTPUT_CAP_BYTES, OutputCollector } from './output-cap.js';
 import { argsJsonSchema, parseArgs } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
+import { BWRAP_MISSING, DEFAULT_SANDBOX, findBwrap, sandboxedShell, type SandboxSetting } from './sandbox.js';
 import { resolveInWorkspace } from './workspace.js';
 
 /**
@@ -31,8 +38,14 @@ const argsSchema = z.object({
 /** Options of the `exec_shell` tool. */
 export interface ExecShellOptions {
   timeoutMs?: number;
-  /** Environment for commands; default: this process's, minus names matching SECRET_ENV_PATTERN. */
+  /**
+   * The environment commands' is drawn from; default: this process's. Unconfined, commands get it
+   * minus names matching SECRET_ENV_PATTERN; in the sandbox, only locale, time zone and TERM. Its
+   * PATH is where `bwrap` is looked for.
+   */
   env?: Record<string, string | undefined>;
+  /** Config `sandbox`; default: bubblewrap without network. */
+  sandbox?: SandboxSetting;
 }
 
 /** `process.env` without variables whose names look like secrets. */
@@ -50,25 +63,44 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/** What to spawn: a program, its arguments, environment and directory, and data for fds 3, 4, …. */
+interface Spawnable {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  fdData?: string[];
+}
+
 interface ShellResult {
   output: string;
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-/** Run `command`, collecting combined stdout/stderr; rejects with `signal.reason` on abort. */
-function runShell(
-  command: string,
-  cwd: string,
-  env: Record<string, string | undefined>,
-  signal: AbortSignal,
-): Promise<ShellResult> {
+/** Run `what`, collecting combined stdout/stderr; rejects with `signal.reason` on abort. */
+function runShell(what: Spawnable, signal: AbortSignal): Promise<ShellResult> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
-    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const fdData = what.fdData ?? [];
+    const child = spawn(what.file, what.args, {
+      cwd: what.cwd,
+      env: what.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', ...fdData.map(() => 'pipe' as const)],
+    });
+    const [, stdout, stderr] = child.stdio;
+    if (!(stdout instanceof Readable) || !(stderr instanceof Readable)) throw new Error('spawn gave no output pipes');
+    fdData.forEach((data, i) => {
+      const stream = child.stdio[3 + i];
+      if (!(stream instanceof Writable)) return;
+      // bwrap reads these while it sets up; if it fails first, the write's EPIPE is not ours to report.
+      stream.on('error', () => undefined);
+      stream.end(data);
+    });
     const output = new OutputCollector(OUTPUT_CAP_BYTES - EXIT_LINE_RESERVE);
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    stderr.on('data', (chunk: Buffer) => output.push(chunk));
 
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -84,14 +116,14 @@ function runShell(
       settle(() => resolve({ output: output.text(), code: exit?.code ?? null, signal: exit?.signal ?? null }));
     const onAbort = (): void => {
       killGroup(child.pid);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
       // Report once the shell is reaped, so the caller knows the command has stopped.
       if (exit !== undefined) settle(() => reject(signal.reason));
     };
     signal.addEventListener('abort', onAbort, { once: true });
 
-    child.on('error', (error) => settle(() => reject(new ToolError(`could not start /bin/sh: ${error.message}`, { cause: error }))));
+    child.on('error', (error) => settle(() => reject(new ToolError(`could not start ${what.file}: ${error.message}`, { cause: error }))));
     child.on('exit', (code, exitSignal) => {
       exit = { code, signal: exitSignal };
       if (signal.aborted) {
@@ -100,8 +132,8 @@ function runShell(
       }
       killGroup(child.pid); // background jobs must not outlive the call
       graceTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
         finishOk();
       }, CLOSE_GRACE_MS);
     });
@@ -113,7 +145,7 @@ function runShell(
 
 /** The `exec_shell` tool. Not idempotent, mutating. */
 export function execShellTool(options: ExecShellOptions = {}): Tool {
-  const env = options.env ?? scrubbedEnv();
+  const sandbox = options.sandbox ?? DEFAULT_SANDBOX;
   return {
     name: 'exec_shell',
     description:
@@ -125,7 +157,21 @@ export function execShellTool(options: ExecShellOptions = {}): Tool {
     async run(args, ctx) {
       const { command } = parseArgs('exec_shell', argsSchema, args);
       const cwd = await resolveInWorkspace(ctx.workspace, '.');
-      const result = await runShell(command, cwd, env, ctx.signal);
+      const hostEnv = options.env ?? process.env;
+      let what: Spawnable;
+      if (sandbox === 'none') {
+        what = { file: '/bin/sh', args: ['-c', command], cwd, env: scrubbedEnv(hostEnv) };
+      } else {
+        const bwrap = await findBwrap(hostEnv['PATH']);
+        if (bwrap === undefined) throw new ToolError(BWRAP_MISSING);
+        what = { ...(await sandboxedShell(bwrap, command, { workspace: cwd, network: sandbox.network, hostEnv })), cwd };
+      }
+      const result = await runShell(what, ctx.signal);
+      if (sandbox !== 'none' && result.code === 1 && result.output.startsWith('bwrap: ')) {
+        // bwrap itself failed (no user namespaces, a mount refused): not the command's doing.
+        const reason = result.output.slice('bwrap: '.length).split('\n')[0]?.trim() ?? '';
+        throw new ToolError(`the sandbox could not start (bwrap: ${reason}); see "sandbox" in the agentctl docs, or set "sandbox": "none" to run commands unconfined`);
+      }
       const body = result.output === '' || result.output.endsWith('\n') ? result.output : `${result.output}\n`;
       if (result.signal !== null) throw new ToolError(`${body}[killed by signal ${result.signal}]`);
       if (result.code !== 0) throw new ToolError(`${body}[exit code: ${result.code ?? 'unknown'}]`);

@@ -4,7 +4,7 @@
  */
 export { ToolError, specOf, type Tool, type ToolContext } from './tool.js';
 export { ToolRegistry, type RegistryOptions } from './registry.js';
-export { BUILTIN_TOOL_NAMES, createBuiltinTool, isBuiltinToolName, type BuiltinToolName } from './builtins.js';
+export { BUILTIN_TOOL_NAMES, createBuiltinTool, isBuiltinToolName, type BuiltinToolName, type BuiltinToolOptions } from './builtins.js';
 export { executeTool, type ExecuteOptions, type ExecuteResult } from './executor.js';
 export { loadCustomTools, DEFAULT_CUSTOM_TIMEOUT_MS } from './custom-tools.js';
 export { createWorkspace, resolveInWorkspace, isInside, workspaceRelative } from './workspace.js';
@@ -15,3 +15,4 @@ export { grepFilesTool, MAX_GREP_MATCHES } from './grep-files.js';
 export { writeFileTool } from './write-file.js';
 export { editFileTool } from './edit-file.js';
 export { execShellTool, scrubbedEnv, SECRET_ENV_PATTERN, type ExecShellOptions } from './exec-shell.js';
+export { BWRAP_MISSING, DEFAULT_SANDBOX, SANDBOX_WORKSPACE, findBwrap, type SandboxSetting } from './sandbox.js';

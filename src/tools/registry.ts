@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/messages.js';
 import type { ToolSpec } from '../core/tools.js';
 import { createBuiltinTool, isBuiltinToolName, BUILTIN_TOOL_NAMES } from './builtins.js';
+import type { SandboxSetting } from './sandbox.js';
 import { specOf, type Tool } from './tool.js';
 
 /** How to build a registry from config. */
@@ -14,6 +15,8 @@ export interface RegistryOptions {
   custom?: readonly Tool[];
   /** Per-tool time limits (ms) that replace the defaults, e.g. `{ exec_shell: 120000 }`. */
   timeouts?: Readonly<Record<string, number>>;
+  /** How exec_shell is confined (config `sandbox`); default: bubblewrap without network. */
+  sandbox?: SandboxSetting;
 }
 
 /** A name → tool map that keeps registration order. */
@@ -39,7 +42,12 @@ export class ToolRegistry {
       if (customTool !== undefined) {
         registry.register(timeoutMs === undefined ? customTool : { ...customTool, timeoutMs });
       } else if (isBuiltinToolName(name)) {
-        registry.register(createBuiltinTool(name, timeoutMs === undefined ? {} : { timeoutMs }));
+        registry.register(
+          createBuiltinTool(name, {
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+          }),
+        );
       } else {
         const available = [...BUILTIN_TOOL_NAMES, ...custom.keys()].join(', ');
         throw new UsageError(`unknown tool '${name}' in config 'tools'`, { hint: `available tools: ${available}` });
