@@ -52,6 +52,18 @@ describe('resolveInWorkspace', () => {
     await expect(resolveInWorkspace(ws, '.')).resolves.toBe(ws);
   });
 
+  it('takes /workspace — where exec_shell’s sandbox shows the workspace — as the workspace', async () => {
+    const { ws } = await fixture();
+    await expect(resolveInWorkspace(ws, '/workspace/src/a.txt')).resolves.toBe(join(ws, 'src', 'a.txt'));
+    await expect(resolveInWorkspace(ws, '/workspace')).resolves.toBe(ws);
+    await expect(resolveInWorkspace(ws, '/workspace/')).resolves.toBe(ws);
+    await expect(resolveInWorkspace(ws, '/workspace/../etc/passwd')).rejects.toThrow(/outside the workspace/);
+    await expect(resolveInWorkspace(ws, '/workspace/out-dir/secret.txt')).rejects.toThrow("path '/workspace/out-dir/secret.txt' is outside");
+    await expect(resolveInWorkspace(ws, '/workspaces/a.txt')).rejects.toThrow(/outside the workspace/);
+    // A workspace that really lives under /workspace keeps its own absolute paths.
+    await expect(resolveInWorkspace(ws, join(ws, 'src', 'a.txt'))).resolves.toBe(join(ws, 'src', 'a.txt'));
+  });
+
   it('follows symlinks that stay inside', async () => {
     const { ws } = await fixture();
     await expect(resolveInWorkspace(ws, 'src-link/a.txt')).resolves.toBe(join(ws, 'src', 'a.txt'));

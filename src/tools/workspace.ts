@@ -10,7 +10,8 @@
 import { UsageError } from '../core/errors.js';
 import { lstat, mkdir, mkdtemp, readlink, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { SANDBOX_WORKSPACE } from './sandbox.js';
 import { fsErrorMessage } from './tool-args.js';
 import { ToolError } from './tool.js';
 
@@ -72,23 +73,39 @@ export function isInside(root: string, path: string): boolean {
 /**
  * The real absolute path of `path` (relative to the workspace, or absolute) if it stays inside
  * the workspace after resolving `..` and symlinks at every depth; otherwise a ToolError the model
- * can read. `path` need not exist.
+ * can read. `path` need not exist. `/workspace/…` — the workspace as exec_shell's sandbox shows it —
+ * is taken as the workspace too, unless it means a place in the real workspace already.
  */
 export async function resolveInWorkspace(workspace: string, path: string): Promise<string> {
   if (path.includes('\0')) throw new ToolError('path contains a NUL character');
   const root = await realpath(workspace);
-  let real: string;
+  const real = await resolveFrom(root, path);
+  if (isInside(root, real)) return real;
+  const inSandbox = sandboxRelative(path);
+  if (inSandbox !== undefined) {
+    const mapped = await resolveFrom(root, inSandbox);
+    if (isInside(root, mapped)) return mapped;
+  }
+  throw new ToolError(`path '${path}' is outside the workspace; only paths inside the workspace are allowed`);
+}
+
+/** Where `path` really leads from `root`, or a ToolError about `path` as given. */
+async function resolveFrom(root: string, path: string): Promise<string> {
   try {
-    real = await realpathLoose(resolve(root, path));
+    return await realpathLoose(resolve(root, path));
   } catch (error) {
     // ENAMETOOLONG, EACCES…: said about the path as given; Node's message would show the absolute one.
     if (error instanceof ToolError) throw error;
     throw new ToolError(fsErrorMessage(error, path), { cause: error });
   }
-  if (!isInside(root, real)) {
-    throw new ToolError(`path '${path}' is outside the workspace; only paths inside the workspace are allowed`);
-  }
-  return real;
+}
+
+/** `path` relative to the sandbox's `/workspace`, when it is an absolute path there. */
+function sandboxRelative(path: string): string | undefined {
+  if (!posix.isAbsolute(path)) return undefined;
+  const normal = posix.normalize(path);
+  if (!isInside(SANDBOX_WORKSPACE, normal)) return undefined;
+  return posix.relative(SANDBOX_WORKSPACE, normal) || '.';
 }
 
 /** `real` as the model should see it: relative to the workspace, `.` for the workspace itself. */
