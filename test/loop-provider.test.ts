@@ -113,3 +113,38 @@ describe('streaming in the loop (config.stream)', () => {
     run.server.assertConsumed();
   });
 });
+
+describe('answers that are no answer', () => {
+  const noChoices = "the model's answer had no usable choices";
+
+  it('200 answers with no usable choices are recoverable provider errors: retried, then the answer', async () => {
+    const run = await harness.run('no-usable-choices');
+    expect(run.result).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
+    expect(ofType(run.events, 'llm_error').map((e) => [e.attempt, e.kind, e.message, e.retryInMs !== undefined])).toEqual([
+      [0, 'recoverable', noChoices, true],
+      [1, 'recoverable', noChoices, true],
+      [2, 'recoverable', noChoices, true],
+    ]);
+    expect(ofType(run.events, 'llm_response')[0]?.response.message.content).toBe('Here is the real answer.');
+    run.server.assertConsumed();
+  });
+
+  it('…and when retries run out, the run ends ERROR with that message (not a crash)', async () => {
+    const run = await harness.run('no-usable-choices', { config: { limits: { maxRetries: 1 } } });
+    expect(run.result).toMatchObject({ state: 'ERROR', exitCode: 3, reason: `provider_error: ${noChoices}` });
+    expect(run.server.remaining()).toBe(2);
+  });
+
+  it('a stream with no choice deltas at all behaves the same, with one finished chunk per attempt', async () => {
+    const run = await harness.run('stream-no-choices', { config: { stream: true } });
+    expect(run.result).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
+    expect(ofType(run.events, 'llm_error').map((e) => [e.attempt, e.kind, e.message])).toEqual([
+      [0, 'recoverable', noChoices],
+      [1, 'recoverable', noChoices],
+    ]);
+    const finished = ofType(run.events, 'llm_chunk').filter((c) => c.chunk.finished);
+    expect(finished.map((c) => [c.attempt, c.chunk.error])).toEqual([[0, noChoices], [1, noChoices], [2, undefined]]);
+    expect(ofType(run.events, 'warning')).toEqual([]);
+    run.server.assertConsumed();
+  });
+});

@@ -336,6 +336,44 @@ describe('OpenAiLlm stream idle timeout', () => {
   });
 });
 
+describe('OpenAiLlm, a 200 answer with no usable choices', () => {
+  const noChoices = { kind: 'recoverable', message: "the model's answer had no usable choices" };
+
+  it.each([
+    ['no choices field', { hello: 'world' }],
+    ['a choice whose message is null', { choices: [{ message: null }] }],
+    ['an empty choices list', { choices: [] }],
+    ['choices that are not a list', { choices: 'none' }],
+    ['a text body', 'Service temporarily unavailable'],
+  ])('non-streaming, %s: a recoverable LlmError', async (_name, body) => {
+    const server = await serve([{ body }]);
+    const { error } = await run(client(server), request(false));
+    expect(error).toBeInstanceOf(LlmError);
+    expect((error as LlmError).toData()).toEqual(noChoices);
+  });
+
+  it.each([
+    ['chunks without choices', [{ hello: 'world' }]],
+    ['only a usage trailer', [{ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 0 } }]],
+    ['nothing at all', []],
+  ])('streaming, %s: the same error, after one finished chunk that carries it', async (_name, events) => {
+    const server = await serve([{ events }]);
+    const { error, chunks, warnings } = await run(client(server), request(true));
+    expect(error).toBeInstanceOf(LlmError);
+    expect((error as LlmError).toData()).toEqual(noChoices);
+    expect(chunks).toEqual([{ index: 0, offsetMs: 0, finished: true, error: noChoices.message }]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('an empty answer that has a choice is still an answer, streamed or not', async () => {
+    const server = await serve([{ finish_reason: 'stop' }, { finish_reason: 'stop' }]);
+    for (const stream of [false, true]) {
+      const { response } = await run(client(server), request(stream));
+      expect(response).toMatchObject({ message: { role: 'assistant', content: null }, finishReason: 'stop' });
+    }
+  });
+});
+
 describe('OpenAiLlm error text', () => {
   it('uses a plain-text error body, shortened when long', async () => {
     const server = await serve([{ status: 502, body: 'upstream overloaded' }, { status: 503, body: `<html>${'x'.repeat(2000)}</html>` }, { status: 500, body: '' }]);

@@ -34,6 +34,9 @@ export interface OpenAiLlmOptions {
 
 const DEFAULT_TIMEOUT_MS = 600_000;
 
+/** The message of a 200 answer with nothing to read: no choice, or a choice without a message. */
+export const NO_USABLE_CHOICES = "the model's answer had no usable choices";
+
 export class OpenAiLlm implements LlmClient {
   private readonly client: OpenAI;
   private readonly baseURL: string;
@@ -80,10 +83,10 @@ export class OpenAiLlm implements LlmClient {
   }
 
   private fromCompletion(completion: ChatCompletion): LlmResponse {
+    // The SDK hands over whatever JSON (or text) a 200 carried.
+    if (!hasUsableChoice(completion)) throw new LlmError({ kind: 'recoverable', message: NO_USABLE_CHOICES });
     const response = responseFromCompletion(completion);
-    if (response === undefined) {
-      throw new LlmError({ kind: 'recoverable', message: 'the model server returned a response with no choices' });
-    }
+    if (response === undefined) throw new LlmError({ kind: 'recoverable', message: NO_USABLE_CHOICES });
     return response;
   }
 
@@ -115,6 +118,7 @@ export class OpenAiLlm implements LlmClient {
         if (out !== undefined) deliver(options, out);
       }
       if (local.signal.aborted) throw local.signal.reason;
+      if (!acc.hasChoices) throw new LlmError({ kind: 'recoverable', message: NO_USABLE_CHOICES });
     } catch (error) {
       if (error instanceof CallbackError) throw error.inner;
       const failure = local.signal.reason === idleTimeout
@@ -142,6 +146,19 @@ export class OpenAiLlm implements LlmClient {
     const data = classify(error, phase, this.baseURL, this.timeoutMs, this.wallClock);
     return new LlmError({ ...data, message: this.redact(data.message) });
   }
+}
+
+/** True when a completion has a first choice with a message object to read. */
+function hasUsableChoice(completion: unknown): completion is ChatCompletion {
+  if (typeof completion !== 'object' || completion === null) return false;
+  const choices = (completion as { choices?: unknown }).choices;
+  if (!Array.isArray(choices)) return false;
+  const choice: unknown = choices[0];
+  if (typeof choice !== 'object' || choice === null) return false;
+  const message = (choice as { message?: unknown }).message;
+  if (typeof message !== 'object' || message === null) return false;
+  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  return (content === undefined || content === null || typeof content === 'string') && (calls === undefined || calls === null || Array.isArray(calls));
 }
 
 /** Thrown around an error raised by the caller's own callback, so it is never taken for a broken stream. */

@@ -16,6 +16,20 @@ describe('StreamAccumulator', () => {
     });
   });
 
+  it('knows whether any chunk carried a choice, and reads chunks without choices without failing', () => {
+    const acc = new StreamAccumulator();
+    expect(acc.add({ hello: 'world' } as never, 0)).toBeUndefined();
+    expect(acc.add({ choices: null }, 1)).toBeUndefined();
+    expect(acc.add({ choices: [null] }, 2)).toBeUndefined();
+    expect(acc.add({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 0 } }, 3)).toBeUndefined();
+    expect(acc.hasChoices).toBe(false);
+    acc.add({ choices: [{ delta: { role: 'assistant', content: '' } }] }, 4);
+    expect(acc.hasChoices).toBe(true);
+    const finishOnly = new StreamAccumulator();
+    finishOnly.add({ choices: [{ finish_reason: 'stop' }] }, 0);
+    expect(finishOnly.hasChoices).toBe(true);
+  });
+
   it('joins tool-call fragments by index, even interleaved, and fills in missing ids', () => {
     const acc = new StreamAccumulator();
     const call = (index: number, fn: { name?: string; arguments?: string }, id?: string) =>

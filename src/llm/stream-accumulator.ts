@@ -9,7 +9,8 @@ import type { AssistantMessage, ToolCall } from '../core/messages.js';
 /** The part of an OpenAI `ChatCompletionChunk` this module reads. */
 export interface CompletionChunkLike {
   model?: string | null;
-  choices: Array<{
+  /** Required by the SDK's types, but a server may leave it out: read defensively. */
+  choices?: Array<{
     delta?: {
       role?: string | null;
       content?: string | null;
@@ -20,7 +21,7 @@ export interface CompletionChunkLike {
       }> | null;
     } | null;
     finish_reason?: string | null;
-  }>;
+  } | null> | null;
   usage?: { prompt_tokens?: number | null; completion_tokens?: number | null } | null;
 }
 
@@ -47,6 +48,7 @@ export function inferFinishReason(message: AssistantMessage): FinishReason {
   return message.tool_calls !== undefined && message.tool_calls.length > 0 ? 'tool_calls' : 'stop';
 }
 
+/** Token counts as ours; absent counts are 0. */
 export function mapUsage(usage: CompletionChunkLike['usage']): Usage {
   return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 };
 }
@@ -57,8 +59,10 @@ interface PartialCall {
   arguments: string;
 }
 
+/** Accumulates one stream: `add` each provider chunk, then `terminal()` once, then `response()`. */
 export class StreamAccumulator {
   private content = '';
+  private sawChoice = false;
   private sawContent = false;
   private readonly calls = new Map<number, PartialCall>();
   private finishReason: FinishReason | undefined;
@@ -74,8 +78,10 @@ export class StreamAccumulator {
   add(chunk: CompletionChunkLike, offsetMs: number): LlmChunk | undefined {
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = mapUsage(chunk.usage);
-    const choice = chunk.choices[0];
-    if (choice === undefined) return undefined;
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (typeof choice !== 'object' || choice === null) return undefined;
+    // A choice with a delta (or at least a finish reason) is an answer, even an empty one.
+    if ((typeof choice.delta === 'object' && choice.delta !== null) || typeof choice.finish_reason === 'string') this.sawChoice = true;
 
     const out: LlmChunk = { index: 0, offsetMs, finished: false };
     const text = choice.delta?.content;
@@ -115,6 +121,14 @@ export class StreamAccumulator {
     if (out.content === undefined && out.toolCalls === undefined && out.finishReason === undefined) return undefined;
     out.index = this.nextIndex++;
     return out;
+  }
+
+  /**
+   * True once a chunk carried a choice (a delta or a finish reason). A stream that ends without one
+   * had no usable choices — like a whole response with none — and is no answer at all.
+   */
+  get hasChoices(): boolean {
+    return this.sawChoice;
   }
 
   /** True once a provider chunk carried a finish reason. */

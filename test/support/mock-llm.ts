@@ -95,7 +95,10 @@ export async function startMockLlm(scenario: Scenario | ScenarioStep[]): Promise
     const request = (typeof body === 'object' && body !== null ? body : {}) as ChatRequestBody;
     if (request.stream === true) await sendStream(res, step, request, record.step);
     else if (step.disconnectAfter !== undefined) res.socket?.destroy();
-    else sendJson(res, 200, completion(step, request, record.step));
+    else if (typeof step.body === 'string') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(step.body);
+    } else sendJson(res, 200, step.body !== undefined ? step.body : completion(step, request, record.step));
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -220,7 +223,9 @@ export function streamEvents(step: ReplyStep, request: ChatRequestBody, stepInde
 async function sendStream(res: ServerResponse, step: ReplyStep, request: ChatRequestBody, stepIndex: number): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
-  const events = streamEvents(step, request, stepIndex);
+  const events = step.events === undefined
+    ? streamEvents(step, request, stepIndex)
+    : [...step.events.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))), '[DONE]'];
   const cut = step.disconnectAfter ?? Infinity;
   const stall = step.stallAfter ?? Infinity;
   for (const [i, data] of events.entries()) {

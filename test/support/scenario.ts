@@ -34,6 +34,10 @@ const replySchema = z.strictObject({
   stallAfter: z.number().int().nonnegative().optional(),
   /** Wait this long before answering (for timeout tests). */
   delayMs: z.number().int().nonnegative().optional(),
+  /** Non-streams: send this as the 200 response body instead of a completion (a string as text). */
+  body: z.unknown().optional(),
+  /** Streams: send these SSE data payloads (a string as is, anything else as JSON), then `[DONE]`, instead of the reply's own. */
+  events: z.array(z.unknown()).optional(),
 });
 
 const failureSchema = z.strictObject({
