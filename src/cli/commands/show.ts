@@ -28,6 +28,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       ['task', meta.task],
       ['model', meta.baseUrl === undefined ? meta.model : `${meta.model} at ${meta.baseUrl}`],
       ['seed', String(meta.seed)],
+      ...sandboxRows(meta.config),
       ['events', String(events)],
     ];
     if (meta.totals !== undefined) {
@@ -42,4 +43,19 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
     if (verdictText !== '') rows.push(['guardrails', verdictText]);
     for (const line of table(rows)) out(line);
   });
+}
+
+/**
+ * How the run's exec_shell was confined, from its recorded config: a `sandbox` row, or none for a
+ * run whose config has no such setting (recorded before it existed, or by a library recorder).
+ */
+export function sandboxRows(config: Record<string, unknown>): string[][] {
+  const sandbox = config['sandbox'];
+  const tools = config['tools'];
+  const shell = !Array.isArray(tools) || tools.includes('exec_shell');
+  if (sandbox === 'none') return [['sandbox', shell ? 'none — exec_shell ran unconfined' : 'none (exec_shell not enabled)']];
+  if (typeof sandbox === 'object' && sandbox !== null && 'network' in sandbox) {
+    return [['sandbox', `bubblewrap, network ${sandbox.network === true ? 'on' : 'off'}${shell ? '' : ' (exec_shell not enabled)'}`]];
+  }
+  return [];
 }

@@ -35,7 +35,7 @@ export function headerLines(model: RunModel, context: HeaderContext): HeaderLine
   const from = session.source === undefined ? '' : ` of ${session.source}`;
   const modelName = start === null ? '' : ` · ${start.model}`;
   const state = model.state === null ? '' : ` · ${model.state}`;
-  const first: HeaderLine = { text: `agentctl ${MODE_LABELS[session.mode]}${id}${name}${from}${modelName}${state}`, tone: 'heading' };
+  const first: HeaderLine = { text: `agentctl ${MODE_LABELS[session.mode]}${id}${name}${from}${modelName}${state}${start?.config['sandbox'] === 'none' ? ' · UNCONFINED' : ''}`, tone: 'heading' };
   const task: HeaderLine = { text: `task: ${start?.task ?? '…'}`, tone: 'normal' };
 
   const parts: string[] = [];
