@@ -264,4 +264,10 @@ describe('exec_shell in the bubblewrap sandbox', () => {
       'the sandbox could not start (bwrap: No permissions to create a new namespace); see "sandbox" in the agentctl docs, or set "sandbox": "none" to run commands unconfined',
     );
   });
+
+  it('tells a command’s own failure from the sandbox’s, whatever the command prints', async () => {
+    const ws = await tempDir();
+    const attempt = run(ws, 'echo "bwrap: not really"; exit 1');
+    await expect(attempt).rejects.toThrow(/^bwrap: not really\n\[exit code: 1\]$/);
+  });
 });

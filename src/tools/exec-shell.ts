@@ -39,9 +39,9 @@ const argsSchema = z.object({
 export interface ExecShellOptions {
   timeoutMs?: number;
   /**
-   * The environment commands' is drawn from; default: this process's. Unconfined, commands get it
-   * minus names matching SECRET_ENV_PATTERN; in the sandbox, only locale, time zone and TERM. Its
-   * PATH is where `bwrap` is looked for.
+   * The environment commands' environments are drawn from; default: this process's. Unconfined, a
+   * command gets it minus names matching SECRET_ENV_PATTERN; in the sandbox, only its locale, time
+   * zone and TERM. Its PATH is where `bwrap` is looked for.
    */
   env?: Record<string, string | undefined>;
   /** Config `sandbox`; default: bubblewrap without network. */
@@ -70,12 +70,16 @@ interface Spawnable {
   cwd: string;
   env: Record<string, string | undefined>;
   fdData?: string[];
+  /** A file descriptor (after the data's) the command writes to once it has started. */
+  startFd?: number;
 }
 
 interface ShellResult {
   output: string;
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** Something arrived on `startFd` (always true without one). */
+  started: boolean;
 }
 
 /** Run `what`, collecting combined stdout/stderr; rejects with `signal.reason` on abort. */
@@ -83,11 +87,12 @@ function runShell(what: Spawnable, signal: AbortSignal): Promise<ShellResult> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
     const fdData = what.fdData ?? [];
+    const extraFds = Math.max(fdData.length, (what.startFd ?? 0) - 2);
     const child = spawn(what.file, what.args, {
       cwd: what.cwd,
       env: what.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', ...fdData.map(() => 'pipe' as const)],
+      stdio: ['ignore', 'pipe', 'pipe', ...Array.from({ length: extraFds }, () => 'pipe' as const)],
     });
     const [, stdout, stderr] = child.stdio;
     if (!(stdout instanceof Readable) || !(stderr instanceof Readable)) throw new Error('spawn gave no output pipes');
@@ -98,6 +103,12 @@ function runShell(what: Spawnable, signal: AbortSignal): Promise<ShellResult> {
       stream.on('error', () => undefined);
       stream.end(data);
     });
+    let started = what.startFd === undefined;
+    const startStream = what.startFd === undefined ? undefined : child.stdio[what.startFd];
+    if (startStream instanceof Readable) {
+      startStream.on('error', () => undefined);
+      startStream.on('data', () => (started = true));
+    }
     const output = new OutputCollector(OUTPUT_CAP_BYTES - EXIT_LINE_RESERVE);
     stdout.on('data', (chunk: Buffer) => output.push(chunk));
     stderr.on('data', (chunk: Buffer) => output.push(chunk));
@@ -113,7 +124,7 @@ function runShell(what: Spawnable, signal: AbortSignal): Promise<ShellResult> {
       finish();
     };
     const finishOk = (): void =>
-      settle(() => resolve({ output: output.text(), code: exit?.code ?? null, signal: exit?.signal ?? null }));
+      settle(() => resolve({ output: output.text(), code: exit?.code ?? null, signal: exit?.signal ?? null, started }));
     const onAbort = (): void => {
       killGroup(child.pid);
       stdout.destroy();
@@ -167,10 +178,13 @@ export function execShellTool(options: ExecShellOptions = {}): Tool {
         what = { ...(await sandboxedShell(bwrap, command, { workspace: cwd, network: sandbox.network, hostEnv })), cwd };
       }
       const result = await runShell(what, ctx.signal);
-      if (sandbox !== 'none' && result.code === 1 && result.output.startsWith('bwrap: ')) {
-        // bwrap itself failed (no user namespaces, a mount refused): not the command's doing.
-        const reason = result.output.slice('bwrap: '.length).split('\n')[0]?.trim() ?? '';
-        throw new ToolError(`the sandbox could not start (bwrap: ${reason}); see "sandbox" in the agentctl docs, or set "sandbox": "none" to run commands unconfined`);
+      if (!result.started) {
+        // bwrap itself failed (no user namespaces, a mount refused): the command never ran.
+        const reason = result.output.split('\n').find((line) => line.startsWith('bwrap: ')) ?? result.output.split('\n')[0] ?? '';
+        throw new ToolError(
+          `the sandbox could not start (${reason.trim() || `bwrap exit code ${result.code ?? 'unknown'}`}); ` +
+            'see "sandbox" in the agentctl docs, or set "sandbox": "none" to run commands unconfined',
+        );
       }
       const body = result.output === '' || result.output.endsWith('\n') ? result.output : `${result.output}\n`;
       if (result.signal !== null) throw new ToolError(`${body}[killed by signal ${result.signal}]`);

@@ -84,6 +84,11 @@ export interface SandboxedCommand {
   env: Record<string, string>;
   /** Data bwrap reads from extra file descriptors, starting at 3. */
   fdData: string[];
+  /**
+   * The file descriptor (the one after the data's) on which the sandbox writes a byte once it is
+   * set up, just before the command starts: without it, a failure is bwrap's, not the command's.
+   */
+  startFd: number;
 }
 
 export interface SandboxOptions {
@@ -142,7 +147,8 @@ export async function sandboxedShell(bwrap: string, command: string, options: Sa
     '--chdir', SANDBOX_WORKSPACE,
     '--remount-ro', '/',
     '--',
-    '/bin/sh', '-c', command,
+    // Say "started" on fd 5, close it, and become `/bin/sh -c command`, as unconfined.
+    '/bin/sh', '-c', 'printf . >&5 && exec /bin/sh -c "$1" 5>&-', 'sh', command,
   ];
-  return { file: bwrap, args, env: sandboxEnv(options.hostEnv, user), fdData: [passwd, groups] };
+  return { file: bwrap, args, env: sandboxEnv(options.hostEnv, user), fdData: [passwd, groups], startFd: 5 };
 }
