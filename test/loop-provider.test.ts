@@ -114,7 +114,7 @@ describe('streaming in the loop (config.stream)', () => {
   });
 });
 
-describe('answers that are no answer', () => {
+describe('answers that are no answer, and model requests that take too long', () => {
   const noChoices = "the model's answer had no usable choices";
 
   it('200 answers with no usable choices are recoverable provider errors: retried, then the answer', async () => {
@@ -145,6 +145,30 @@ describe('answers that are no answer', () => {
     const finished = ofType(run.events, 'llm_chunk').filter((c) => c.chunk.finished);
     expect(finished.map((c) => [c.attempt, c.chunk.error])).toEqual([[0, noChoices], [1, noChoices], [2, undefined]]);
     expect(ofType(run.events, 'warning')).toEqual([]);
+    run.server.assertConsumed();
+  });
+
+  it('limits.requestTimeoutMs: a request not answered in time is a recoverable error, retried', async () => {
+    const run = await harness.run('slow-answer', { config: { limits: { requestTimeoutMs: 200 } } });
+    expect(run.result).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
+    expect(ofType(run.events, 'llm_error')).toEqual([
+      expect.objectContaining({
+        attempt: 0, kind: 'recoverable', retryInMs: expect.any(Number),
+        message: 'the model request timed out: no complete answer within 200 ms (limits.requestTimeoutMs)',
+      }),
+    ]);
+    expect(ofType(run.events, 'llm_response')[0]?.response.message.content).toBe('In time.');
+  });
+
+  it('limits.streamIdleTimeoutMs: a stream silent for that long is a recoverable error, retried', async () => {
+    const run = await harness.run('stalled-then-ok', { config: { stream: true, limits: { streamIdleTimeoutMs: 200 } } });
+    expect(run.result).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
+    const errors = ofType(run.events, 'llm_error');
+    expect(errors.map((e) => [e.attempt, e.kind, e.message])).toEqual([
+      [0, 'recoverable', 'the model stream stalled: no data for 200 ms (stream idle timeout, limits.streamIdleTimeoutMs)'],
+    ]);
+    const finished = ofType(run.events, 'llm_chunk').filter((c) => c.chunk.finished);
+    expect(finished.map((c) => [c.attempt, c.chunk.error])).toEqual([[0, errors[0]?.message], [1, undefined]]);
     run.server.assertConsumed();
   });
 });

@@ -51,6 +51,8 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
     new OpenAiLlm({
       baseURL: options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
       apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed',
+      requestTimeoutMs: config.limits.requestTimeoutMs,
+      streamIdleTimeoutMs: config.limits.streamIdleTimeoutMs,
       clock,
     });
   const deps: LoopDeps = {

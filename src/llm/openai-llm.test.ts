@@ -273,10 +273,10 @@ describe('OpenAiLlm errors', () => {
     }
   });
 
-  it('a server that does not answer in time is a recoverable timeout', async () => {
-    const error = await failWith({ content: 'late', delayMs: 2000 }, false, { timeoutMs: 100 });
+  it('a server that does not answer within requestTimeoutMs is a recoverable timeout that names the setting', async () => {
+    const error = await failWith({ content: 'late', delayMs: 2000 }, false, { requestTimeoutMs: 100 });
     expect(error).toMatchObject({ kind: 'recoverable' });
-    expect(error.message).toMatch(/timeout/);
+    expect(error.message).toBe('the model request timed out: no complete answer within 100 ms (limits.requestTimeoutMs)');
   });
 
   it('a response cut before it is sent is recoverable (non-streaming)', async () => {
@@ -324,15 +324,37 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('OpenAiLlm stream idle timeout', () => {
-  it('a stream that goes silent mid-way is a recoverable timeout, with one finished chunk', async () => {
+describe('OpenAiLlm time limits', () => {
+  it('a stream that goes silent mid-way is a recoverable stream idle timeout, with one finished chunk', async () => {
     const server = await serve([{ content: 'one two three', stallAfter: 2 }]);
-    const { error, chunks } = await run(client(server, { timeoutMs: 150 }), request(true));
+    const { error, chunks } = await run(client(server, { streamIdleTimeoutMs: 150, requestTimeoutMs: 30_000 }), request(true));
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: 'recoverable' });
-    expect((error as LlmError).message).toMatch(/stalled.*timeout/);
+    expect((error as LlmError).message).toBe('the model stream stalled: no data for 150 ms (stream idle timeout, limits.streamIdleTimeoutMs)');
     expect(chunks.map((c) => c.content ?? null)).toEqual(['one ', null]);
     expect(chunks.at(-1)).toMatchObject({ finished: true, error: (error as LlmError).message });
+  });
+
+  it('requestTimeoutMs bounds a whole stream, not just its start', async () => {
+    const server = await serve([{ content: 'one two three', stallAfter: 2 }]);
+    const { error, chunks } = await run(client(server, { streamIdleTimeoutMs: 30_000, requestTimeoutMs: 200 }), request(true));
+    expect(error).toMatchObject({ kind: 'recoverable', message: 'the model request timed out: no complete answer within 200 ms (limits.requestTimeoutMs)' });
+    expect(finishedCount(chunks)).toBe(1);
+  });
+
+  it('the idle limit does not apply to a request that is not streamed, and 0 means no limit', async () => {
+    const server = await serve([{ content: 'slow but whole', delayMs: 300 }, { content: 'no limit', delayMs: 300 }]);
+    expect((await run(client(server, { streamIdleTimeoutMs: 50 }), request(false))).response?.message.content).toBe('slow but whole');
+    expect((await run(client(server, { requestTimeoutMs: 0 }), request(false))).response?.message.content).toBe('no limit');
+  });
+
+  it('the caller\'s abort is still the caller\'s, not a timeout', async () => {
+    const server = await serve([{ content: 'slow', delayMs: 5000 }]);
+    const reason = new Error('out of run time');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(reason), 50);
+    const { error } = await run(client(server, { requestTimeoutMs: 10_000 }), request(false), controller.signal);
+    expect(error).toBe(reason);
   });
 });
 
