@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
+import type { RunEvent } from '../src/core/events.js';
 import { decisions, ofType, runEnd, statePath, TEST_API_KEY, useLoopHarness } from './support/loop-harness.js';
 
 const harness = useLoopHarness();
@@ -118,6 +119,76 @@ describe('loop terminal states', () => {
     expect(run.result.totals).toMatchObject({ steps: 2, llmCalls: 2 });
     expect(runEnd(run.events)).toMatchObject({ state: 'TIMED_OUT', t: 80_000 });
     expect(run.server.remaining()).toBe(2);
+  });
+
+  describe('TIMED_OUT at the deadline, whatever is in flight (the clock reaching the limit aborts it)', () => {
+    /** Once `event` is seen, move the manual clock to the run's limit from outside, as time passing would. */
+    const passLimit = (clock: ManualClock, limitMs: number, when: (event: RunEvent) => boolean) => (event: RunEvent): void => {
+      if (when(event)) setTimeout(() => clock.advance(limitMs - event.t), 30);
+    };
+
+    it('a model call that is not answered: aborted, TIMED_OUT at the limit', async () => {
+      const clock = new ManualClock(1_000);
+      const run = await harness.run('model-never-answers', {
+        clock, config: { limits: { timeoutMs: 1_000 } }, onEvent: passLimit(clock, 1_000, (e) => e.type === 'llm_request'),
+      });
+      expect(run.result).toMatchObject({ state: 'TIMED_OUT', exitCode: 6, reason: 'run time exceeded the limit of 1000 ms during the model call' });
+      expect(runEnd(run.events)).toMatchObject({ t: 1_000, totals: { llmCalls: 1, steps: 1 } });
+      expect(statePath(run.events)).toEqual(['RUNNING', 'TIMED_OUT']);
+      // Not a provider failure: no error event, no retry.
+      expect(ofType(run.events, 'llm_error')).toEqual([]);
+      expect(run.server.remaining()).toBe(1);
+    });
+
+    it('a stream that stalls: its one finished chunk says why, then TIMED_OUT at the limit', async () => {
+      const clock = new ManualClock(1_000);
+      const run = await harness.run('stalled-stream', {
+        clock, config: { stream: true, limits: { timeoutMs: 1_000 } }, onEvent: passLimit(clock, 1_000, (e) => e.type === 'llm_chunk'),
+      });
+      expect(run.result).toMatchObject({ state: 'TIMED_OUT', reason: 'run time exceeded the limit of 1000 ms during the model call' });
+      expect(runEnd(run.events).t).toBe(1_000);
+      const chunks = ofType(run.events, 'llm_chunk');
+      expect(chunks.at(-1)?.chunk).toMatchObject({ finished: true, error: 'run time exceeded the limit of 1000 ms' });
+      expect(run.server.remaining()).toBe(1);
+    });
+
+    it('a Retry-After longer than the time left: not waited for, TIMED_OUT at once, saying why', async () => {
+      const clock = new ManualClock(1_000);
+      const run = await harness.run('retry-after-a-day', { clock, config: { limits: { timeoutMs: 3_000 } } });
+      expect(run.result.state).toBe('TIMED_OUT');
+      expect(run.result.reason).toBe('run time would exceed the limit of 3000 ms: the model server asked to wait 86400000 ms before a retry (Retry-After)');
+      expect(ofType(run.events, 'llm_error')).toEqual([expect.objectContaining({ status: 429, retryAfterMs: 86_400_000 })]);
+      expect(ofType(run.events, 'llm_error')[0]).not.toHaveProperty('retryInMs');
+      expect(clock.now()).toBe(1_000);
+      expect(run.server.remaining()).toBe(1);
+    });
+
+    it('a tool that runs past the limit: stopped, its result recorded, TIMED_OUT at the limit', async () => {
+      const clock = new ManualClock(1_000);
+      const run = await harness.run('slow-tool', {
+        clock,
+        config: { toolModules: ['tools/wait.mjs'], limits: { timeoutMs: 1_000 } },
+        onEvent: passLimit(clock, 1_000, (e) => e.type === 'tool_call'),
+      });
+      expect(run.result).toMatchObject({ state: 'TIMED_OUT', reason: 'run time exceeded the limit of 1000 ms while tools ran' });
+      expect(runEnd(run.events).t).toBe(1_000);
+      expect(ofType(run.events, 'tool_result')).toEqual([expect.objectContaining({ tool: 'wait', status: 'error', output: "tool 'wait' was cancelled" })]);
+      expect(statePath(run.events)).toEqual(['RUNNING', 'WAITING_FOR_TOOL', 'TIMED_OUT']);
+      expect(run.server.remaining()).toBe(1);
+    });
+
+    it('the wait for the next user message', async () => {
+      const clock = new ManualClock(1_000);
+      const input = {
+        next: (signal?: AbortSignal) => new Promise<string | null>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error))),
+      };
+      const run = await harness.run([{ content: 'Done.' }], {
+        clock, input, config: { limits: { timeoutMs: 1_000 } },
+        onEvent: passLimit(clock, 1_000, (e) => e.type === 'state' && e.to === 'WAITING_FOR_INPUT'),
+      });
+      expect(run.result).toMatchObject({ state: 'TIMED_OUT', reason: 'run time exceeded the limit of 1000 ms while waiting for user input' });
+      expect(runEnd(run.events).t).toBe(1_000);
+    });
   });
 
   describe('CANCELLED (exit 130)', () => {

@@ -2,20 +2,21 @@
  * The agent loop (SPEC.md §5–§7) as an async generator of RunEvents. It sees only interfaces — an
  * LlmClient, a ToolHost, a Clock, a Random and an optional source of user input — so it is a pure
  * function of (config, seed, model replies, tool outcomes): the same inputs give the same events,
- * which is what makes a recorded run replayable.
+ * which is what makes a recorded run replayable. Its time limit is measured on the injected clock
+ * too: at the deadline the clock's timer aborts whatever is in flight, and the run ends TIMED_OUT.
  */
 import type { Clock, Random } from '../core/clock.js';
 import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
-import type { LlmClient, LlmRequest } from '../core/llm.js';
+import type { LlmClient } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
 import { exitCodeForState, type AgentState, type TerminalState } from '../core/states.js';
 import { LoopGuard, LoopGuardrails, ReplayControl, parseToolCall } from '../guardrails/index.js';
 import type { AgentConfig } from './config.js';
-import { trimContext } from './context.js';
+import { RunDeadline, outOfTimeReason } from './deadline.js';
 import { costOf, priceOf } from './prices.js';
 import { runProviderCall } from './provider-runner.js';
-import { RequestHasher, requestDelta, type RequestDelta } from './request-delta.js';
+import { RequestBuilder } from './request-builder.js';
 import { EventStamper } from './run-events.js';
 import { runToolStep } from './tool-step.js';
 import type { ToolHost } from './tool-host.js';
@@ -25,11 +26,14 @@ export interface UserInput {
   next(signal?: AbortSignal): Promise<string | null>;
 }
 
+/** What the loop runs on: everything that talks to the world, so a replay can swap it. */
 export interface LoopDeps {
   llm: LlmClient;
   tools: ToolHost;
+  /** Stamps the events and measures `limits.timeoutMs`; its `timer` cuts work short at the deadline. */
   clock: Clock;
   random: Random;
+  /** Cancels the run (Ctrl-C): it ends CANCELLED. */
   signal?: AbortSignal;
   /** Present for interactive sessions: after a turn ends the run waits for the next message. */
   input?: UserInput;
@@ -37,11 +41,13 @@ export interface LoopDeps {
   redact?: Redactor;
 }
 
+/** What the run is asked to do, and how. */
 export interface LoopInput {
   task: string;
   config: AgentConfig;
 }
 
+/** How the run ended. */
 export interface LoopResult {
   state: TerminalState;
   reason: string;
@@ -51,24 +57,36 @@ export interface LoopResult {
 
 /** Run the agent on `task` until a terminal state, yielding every event on the way. */
 export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator<RunEvent, LoopResult, void> {
+  const stamper = new EventStamper(deps.clock);
+  // The time limit holds everywhere: at the deadline, whatever is in flight (the model call, a
+  // back-off wait, tools, the wait for input) is aborted, and the run ends TIMED_OUT.
+  const deadline = new RunDeadline(deps.clock, input.config.limits.timeoutMs, () => stamper.elapsed(), deps.signal);
+  try {
+    return yield* steps(input, deps, stamper, deadline);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadline: RunDeadline): AsyncGenerator<RunEvent, LoopResult, void> {
   const { config } = input;
-  const { clock, signal } = deps;
-  const stamper = new EventStamper(clock);
-  const hasher = new RequestHasher(deps.redact);
+  const { clock } = deps;
+  const { signal } = deadline;
   const price = priceOf(config.model, config.prices);
   const totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   const guardrails = new LoopGuardrails(config.guardrails);
-  // The same list every step (tools do not change within a run), so its hash part is computed once.
-  const definitions = deps.tools.definitions();
-  const toolNames = definitions.map((d) => d.function.name);
+  const requests = new RequestBuilder(config, deps.tools.definitions(), deps.redact);
   let state: AgentState = 'RUNNING';
   let step = 0;
   let nudgesUsed = 0;
-  /** How many messages the previous request had; the conversation only grows between trims. */
-  let sentLength = 0;
-  /** Set when trimming rewrote the conversation: then the delta is found by comparison. */
-  let rewritten: ChatMessage[] | null = null;
   const emit = (event: RunEventInput): RunEvent => stamper.stamp(event);
+  /** Stamp and pass on what a part of the step yields; returns what it returns. */
+  async function* relay<T>(part: AsyncGenerator<RunEventInput, T, void>): AsyncGenerator<RunEvent, T, void> {
+    for (let next = await part.next(); ; next = await part.next()) {
+      if (next.done === true) return next.value;
+      yield emit(next.value);
+    }
+  }
   const transition = (to: AgentState, reason: string): RunEvent => {
     const event = emit({ type: 'state', step, from: state, to, reason });
     state = to;
@@ -81,6 +99,11 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
     yield emit({ type: 'run_end', step, state: to, reason, totals: { ...totals } });
     return { state: to, reason, totals: { ...totals }, exitCode: exitCodeForState(to) };
   }
+  const limit = `run time exceeded the limit of ${config.limits.timeoutMs} ms`;
+  const interruption = (): TerminalState | null => deadline.interruption();
+  // `during` says what the stop cut short; the reason quotes only the limit, so a replay says the same.
+  const stop = (to: TerminalState, during: string): Generator<RunEvent, LoopResult> =>
+    finish(to, to === 'CANCELLED' ? 'cancelled by the user' : `${limit}${during}`);
   // The session's counters (SPEC §6), so a run restored from the tape continues with them. The
   // per-turn gates are not here: their memory is the turn's own calls, and writing it every step
   // would make the tape grow with the square of the turn's length.
@@ -99,60 +122,30 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
     const guard = new LoopGuard(config.guardrails);
     for (;;) {
       // 1. Pre-flight.
-      if (signal?.aborted) return yield* finish('CANCELLED', 'cancelled by the user');
-      const elapsed = stamper.elapsed();
-      if (config.limits.timeoutMs > 0 && elapsed > config.limits.timeoutMs) {
-        // The measured time is the event's `t`; the reason quotes only the limit, so a replay says the same.
-        return yield* finish('TIMED_OUT', `run time exceeded the limit of ${config.limits.timeoutMs} ms`);
-      }
+      const stopped = interruption();
+      if (stopped !== null) return yield* stop(stopped, '');
       if (step >= config.limits.maxSteps) return yield* finish('MAX_STEPS', `reached the limit of ${config.limits.maxSteps} steps`);
 
       // 2. Context.
-      if (config.context.window > 0) {
-        const trimmed = trimContext(messages, config.context);
-        if (trimmed.removed > 0) {
-          rewritten ??= messages.slice(0, sentLength);
-          messages.splice(0, messages.length, ...trimmed.messages);
-          yield emit({
-            type: 'warning',
-            step,
-            message: `context: ${config.context.strategy} removed ${trimmed.removed} message(s) to fit a window of ${config.context.window} tokens`,
-          });
-        }
-      }
+      const trimmed = requests.trim(messages);
+      if (trimmed !== null) yield emit({ type: 'warning', step, message: trimmed });
 
       // 3. The model call, with retries.
-      // The conversation itself, not a copy (a copy per step costs the square of the run's length):
-      // clients read it during the call and must not keep it.
-      const request: LlmRequest = {
-        model: config.model, messages, tools: definitions, stream: config.stream,
-      };
-      if (config.maxTokens > 0) request.maxTokens = config.maxTokens;
-      if (config.temperature !== undefined) request.temperature = config.temperature;
-      const delta: RequestDelta = rewritten === null
-        ? { prefix: sentLength, append: messages.slice(sentLength) }
-        : requestDelta(rewritten, request.messages);
-      rewritten = null;
-      sentLength = request.messages.length;
-      yield emit({
-        type: 'llm_request', step, iteration: step, hash: hasher.hash(request, delta), ...delta, model: config.model, stream: config.stream, tools: toolNames,
-      });
+      const { request, event } = requests.build(messages, step);
+      yield emit(event);
       totals.llmCalls++;
-      const call = runProviderCall(request, { iteration: step }, {
-        client: deps.llm, clock, random: deps.random, maxRetries: config.limits.maxRetries, ...(signal ? { signal } : {}),
-      });
       let outcome;
       try {
-        for (let next = await call.next(); ; next = await call.next()) {
-          if (next.done) {
-            outcome = next.value;
-            break;
-          }
-          yield emit(next.value);
-        }
+        outcome = yield* relay(runProviderCall(request, { iteration: step }, {
+          client: deps.llm, clock, random: deps.random, maxRetries: config.limits.maxRetries, signal, timeLeft: () => deadline.remaining(),
+        }));
       } catch (error) {
-        if (signal?.aborted) return yield* finish('CANCELLED', 'cancelled by the user');
+        const cut = interruption();
+        if (cut !== null) return yield* stop(cut, ' during the model call');
         throw error;
+      }
+      if (!outcome.ok && outcome.outOfTimeWaitMs !== undefined) {
+        return yield* finish('TIMED_OUT', outOfTimeReason(config.limits.timeoutMs, outcome.error.toData(), outcome.outOfTimeWaitMs));
       }
       if (!outcome.ok) return yield* finish('ERROR', `provider_error: ${outcome.error.message}`);
       const { response } = outcome;
@@ -173,6 +166,9 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       if (limits.costLimit > 0 && used.cost > limits.costLimit) {
         return yield* finish('BUDGET_EXCEEDED', `cost ${used.cost.toFixed(4)} exceeded the limit of ${limits.costLimit}`);
       }
+      // An answer that came in as time ran out is recorded, but not acted on.
+      const late = interruption();
+      if (late !== null) return yield* stop(late, '');
       messages.push(response.message);
 
       // 5. Tool calls → repetition check → per-call pipeline.
@@ -186,17 +182,10 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
         if (observed.verdict === 'stuck') return yield* finish('ERROR', `repetition: ${observed.reason}`);
 
         yield transition('WAITING_FOR_TOOL', `running ${calls.length} tool call${calls.length === 1 ? '' : 's'}`);
-        const toolStep = runToolStep(calls, { step, tools: deps.tools, replay, guard, signal, messages });
-        let halt;
-        for (let next = await toolStep.next(); ; next = await toolStep.next()) {
-          if (next.done) {
-            halt = next.value.halt;
-            totals.toolCalls += next.value.results;
-            break;
-          }
-          yield emit(next.value);
-        }
-        if (signal?.aborted) return yield* finish('CANCELLED', 'cancelled by the user');
+        const { halt, results } = yield* relay(runToolStep(calls, { step, tools: deps.tools, replay, guard, signal, messages }));
+        totals.toolCalls += results;
+        const cut = interruption();
+        if (cut !== null) return yield* stop(cut, ' while tools ran');
         yield transition('RUNNING', 'tool results returned to the model');
         if (halt !== null) {
           if (nudgesUsed >= config.guardrails.haltNudges) return yield* finish('ERROR', `tool_failures: ${halt.message}`);
@@ -229,11 +218,16 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
       if (deps.input === undefined) return yield* finish('COMPLETED', 'the model gave its final answer');
 
       yield transition('WAITING_FOR_INPUT', 'turn finished; waiting for the next message');
+      const waiting = ' while waiting for user input';
+      // Checked first too: a replay's input comes from the tape and does not wait for the signal.
+      const before = interruption();
+      if (before !== null) return yield* stop(before, waiting);
       let next: string | null;
       try {
         next = await deps.input.next(signal);
       } catch (error) {
-        if (signal?.aborted) return yield* finish('CANCELLED', 'cancelled by the user');
+        const cut = interruption();
+        if (cut !== null) return yield* stop(cut, waiting);
         throw error;
       }
       if (next === null) return yield* finish('COMPLETED', 'the session ended');

@@ -7,7 +7,7 @@ import { OpenAiLlm } from '../llm/openai-llm.js';
 import type { MockLlm } from '../../test/support/mock-llm.js';
 import { loadScenario } from '../../test/support/scenario.js';
 import type { ScenarioStep } from '../../test/support/scenario.js';
-import { backoffDelay, drainProviderCall, runProviderCall } from './provider-runner.js';
+import { DEFAULT_MAX_RETRY_AFTER_MS, backoffDelay, drainProviderCall, runProviderCall } from './provider-runner.js';
 import type { ProviderEvent, ProviderRunnerOptions } from './provider-runner.js';
 import { useMockLlms } from '../../test/support/mock-llm-pool.js';
 
@@ -250,6 +250,53 @@ describe('runProviderCall, unit', () => {
       runProviderCall(request(false), { iteration: 0 }, unit(client, { maxRetries: 1, maxRetryAfterMs: 60_000 })),
     );
     expect(events[0]).toMatchObject({ retryInMs: 60_000 });
+  });
+
+  describe('with a time limit (timeLeft)', () => {
+    it('a Retry-After longer than the time left is not waited for: the call ends out of time at once', async () => {
+      const clock = new ManualClock(500);
+      let calls = 0;
+      const client = fakeClient(async () => {
+        calls += 1;
+        throw new LlmError({ kind: 'recoverable', status: 429, message: 'later', retryAfterMs: 86_400_000 });
+      });
+      const { events, outcome } = await drainProviderCall(
+        runProviderCall(request(false), { iteration: 0 }, unit(client, { clock, maxRetries: 3, timeLeft: () => 3000 })),
+      );
+      // The server's ask is kept; no retry follows, so no retryInMs.
+      expect(events).toEqual([
+        { type: 'llm_error', step: 0, iteration: 0, attempt: 0, kind: 'recoverable', status: 429, message: 'later', retryAfterMs: 86_400_000 },
+      ]);
+      // The wait it would have needed: the server's ask, capped (DEFAULT_MAX_RETRY_AFTER_MS).
+      expect(outcome).toMatchObject({ ok: false, attempts: 1, outOfTimeWaitMs: DEFAULT_MAX_RETRY_AFTER_MS });
+      expect(calls).toBe(1);
+      expect(clock.now()).toBe(500);
+    });
+
+    it('so is a back-off longer than the time left; a wait that fits is waited', async () => {
+      const fails = fakeClient(async () => {
+        throw new LlmError({ kind: 'recoverable', status: 500, message: 'boom' });
+      });
+      const wait = backoffDelay(0, seededRandom(1));
+      const call = (timeLeft: number) => runProviderCall(request(false), { iteration: 0 }, unit(fails, { maxRetries: 1, timeLeft: () => timeLeft }));
+      const short = await drainProviderCall(call(wait - 1));
+      expect(short.outcome).toMatchObject({ ok: false, attempts: 1, outOfTimeWaitMs: wait });
+      expect(short.events).toEqual([expect.not.objectContaining({ retryInMs: expect.anything() })]);
+
+      const enough = await drainProviderCall(call(wait));
+      expect(enough.events.map((e) => e.type === 'llm_error' && e.retryInMs)).toEqual([wait, undefined]);
+      expect(enough.outcome).toMatchObject({ ok: false, attempts: 2 });
+      expect(enough.outcome).not.toHaveProperty('outOfTimeWaitMs');
+    });
+
+    it('a fatal error or the last retry is a plain failure whatever the time left', async () => {
+      const fatal = fakeClient(async () => {
+        throw new LlmError({ kind: 'fatal', status: 401, message: 'no' });
+      });
+      const options = unit(fatal, { maxRetries: 3, timeLeft: () => 0 });
+      const { outcome } = await drainProviderCall(runProviderCall(request(false), { iteration: 0 }, options));
+      expect(outcome).toEqual({ ok: false, error: expect.any(LlmError), attempts: 1 });
+    });
   });
 
   it('an abort during the back-off wait stops the call with the signal reason', async () => {

@@ -4,9 +4,10 @@
  * `LlmClient.complete` reports stream chunks through a synchronous callback, while the loop consumes
  * an async stream of events; a small queue joins the two, so chunks come out in order while the
  * call is still running. Recoverable errors are retried up to `maxRetries` times with exponential
- * back-off and jitter from the injected seeded `Random`, or after the server's `Retry-After`; waits
- * go through the injected `Clock`, so a replay (or a test on a `ManualClock`) waits the same
- * amounts without waiting at all. Given the same responses and seed, the events are identical.
+ * back-off and jitter from the injected seeded `Random`, or after the server's `Retry-After` (capped
+ * at `maxRetryAfterMs`); waits go through the injected `Clock`, so a replay (or a test on a
+ * `ManualClock`) waits the same amounts without waiting at all. A wait longer than what is left of
+ * the run's time limit is not begun. Given the same responses and seed, the events are identical.
  */
 import type { Clock, Random } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
@@ -16,11 +17,16 @@ import type { RunEventInput } from '../core/events.js';
 /** What the provider runner yields: chunk, warning and error events, then one response event on success. */
 export type ProviderEvent = Extract<RunEventInput, { type: 'llm_chunk' | 'llm_error' | 'llm_response' | 'warning' }>;
 
-/** How the call ended, once every event has been yielded. A fatal or final error becomes ERROR in the loop. */
+/**
+ * How the call ended, once every event has been yielded. A fatal or final error becomes ERROR in the
+ * loop; `outOfTimeWaitMs` says a retry was due but its wait would have outlasted the run's time limit
+ * (TIMED_OUT).
+ */
 export type ProviderOutcome =
   | { ok: true; response: LlmResponse; attempts: number }
-  | { ok: false; error: LlmError; attempts: number };
+  | { ok: false; error: LlmError; attempts: number; outOfTimeWaitMs?: number };
 
+/** What one provider call runs on. */
 export interface ProviderRunnerOptions {
   client: LlmClient;
   clock: Clock;
@@ -33,6 +39,11 @@ export interface ProviderRunnerOptions {
   maxDelayMs?: number;
   /** Upper bound on a server's `Retry-After`, so one header cannot stall a run for hours. Default 120 000. */
   maxRetryAfterMs?: number;
+  /**
+   * Milliseconds left of the run's time limit. A retry whose wait would take longer is not waited
+   * for: the call ends with `outOfTimeWaitMs`. Absent: no limit.
+   */
+  timeLeft?: () => number;
   /** Aborts the call in flight and any back-off wait; the generator then throws the signal's reason. */
   signal?: AbortSignal;
 }
@@ -43,6 +54,7 @@ export interface ProviderCallPosition {
   step?: number;
 }
 
+/** Defaults of `baseDelayMs`, `maxDelayMs` and `maxRetryAfterMs`. */
 export const DEFAULT_BASE_DELAY_MS = 500;
 export const DEFAULT_MAX_DELAY_MS = 30_000;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
@@ -95,8 +107,12 @@ export async function* runProviderCall(
     if (error.status !== undefined) event.status = error.status;
     // Kept so a replay can hand the runner the same error and it takes the same path (no jitter).
     if (error.retryAfterMs !== undefined) event.retryAfterMs = error.retryAfterMs;
-    if (retry) event.retryInMs = retryDelay(error, attempt, options, random);
+    const wait = retry ? retryDelay(error, attempt, options, random) : undefined;
+    // A wait the run's time limit would cut short is not begun: the run is out of time now.
+    const outOfTime = wait !== undefined && options.timeLeft !== undefined && wait > options.timeLeft();
+    if (wait !== undefined && !outOfTime) event.retryInMs = wait;
     yield event;
+    if (outOfTime) return { ok: false, error, attempts: attempt + 1, outOfTimeWaitMs: wait };
     if (event.retryInMs === undefined) return { ok: false, error, attempts: attempt + 1 };
     await clock.sleep(event.retryInMs, signal);
   }

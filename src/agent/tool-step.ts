@@ -1,12 +1,15 @@
 /**
  * One step's tool calls: drives the guardrail pipeline (SPEC §5), turns what it yields into
- * RunEvents, and appends each call's tool message to the conversation in order.
+ * RunEvents, and appends each call's tool message to the conversation in order. Once the signal is
+ * aborted (Ctrl-C, the run's time limit) the call in flight is stopped, its result is reported, and
+ * the rest of the step's calls are not started.
  */
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import { runToolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
 import type { ToolHost } from './tool-host.js';
 
+/** What one step's tool calls need from the loop. */
 export interface ToolStepContext {
   step: number;
   tools: ToolHost;
@@ -17,12 +20,16 @@ export interface ToolStepContext {
   messages: ChatMessage[];
 }
 
+/** How a step's tool calls ended. */
 export interface ToolStepResult {
   halt: HaltReport | null;
   /** Number of calls that got a result (run or denied). */
   results: number;
+  /** True when the signal stopped the step before all of its calls had a result. */
+  interrupted: boolean;
 }
 
+/** Run one step's tool calls through the guardrail pipeline, yielding their events. */
 export async function* runToolStep(
   calls: readonly ToolCall[],
   context: ToolStepContext,
@@ -44,7 +51,7 @@ export async function* runToolStep(
   });
   let results = 0;
   for (let next = await pipeline.next(); ; next = await pipeline.next()) {
-    if (next.done) return { halt: next.value.halt, results };
+    if (next.done) return { halt: next.value.halt, results, interrupted: false };
     const item = next.value;
     switch (item.kind) {
       case 'call':
@@ -65,6 +72,10 @@ export async function* runToolStep(
           output: item.output,
           durationMs: durations.get(item.callId) ?? 0,
         };
+        if (signal.aborted) {
+          await pipeline.return({ results: [], halt: null, stateChanged: false });
+          return { halt: null, results, interrupted: true };
+        }
         break;
       default:
         // `execute`, `state_changed` and `end` carry nothing the events do not already say.

@@ -89,4 +89,37 @@ describe('TapeLlm', () => {
     expect(cancelled).toEqual([0]);
     expect(chunks.map((c) => c.finished)).toEqual([false, true]);
   });
+
+  describe('a call the recording\'s time limit cut short', () => {
+    const timedOut: RunEvent[] = [
+      chunk(0, 0, 0, 5),
+      chunk(0, 0, 1, 9, true),
+      { ...base, t: 1000.37, type: 'state', step: 0, from: 'RUNNING', to: 'TIMED_OUT', reason: 'run time exceeded the limit of 1000 ms during the model call' },
+    ];
+
+    it('the recorded chunks, then at the recorded time of the stop, the abort of the replay\'s own deadline', async () => {
+      const reached: number[] = [];
+      const deadline = new AbortController();
+      const reason = new Error('run time exceeded the limit of 1000 ms');
+      const llm = new TapeLlm({
+        recorded: () => Promise.resolve(timedOut),
+        reach: (t) => {
+          reached.push(t);
+          deadline.abort(reason);
+          return Promise.resolve();
+        },
+      });
+      const chunks: LlmChunk[] = [];
+      await expect(llm.complete(request, { onChunk: (c) => chunks.push(c), signal: deadline.signal })).rejects.toBe(reason);
+      expect(reached).toEqual([1000.37]);
+      expect(chunks.map((c) => c.finished)).toEqual([false, true]);
+    });
+
+    it('a replay whose deadline does not fall there (a what-if) is beyond the tape', async () => {
+      const exhausted: number[] = [];
+      const llm = new TapeLlm({ recorded: () => Promise.resolve(timedOut), reach: () => Promise.resolve(), onExhausted: (i) => exhausted.push(i) });
+      await expect(llm.complete(request, { signal: new AbortController().signal })).rejects.toMatchObject({ kind: 'fatal', message: 'tape exhausted at iteration 0' });
+      expect(exhausted).toEqual([0]);
+    });
+  });
 });

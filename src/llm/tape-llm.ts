@@ -24,9 +24,16 @@ export interface TapeLlmOptions {
   onExhausted?: (iteration: number) => void;
   /** The recording was cancelled during this call: cancel the replay's run at the same point. */
   onCancelled?: (iteration: number) => void;
+  /**
+   * Resolves once the replay's clock reaches a recorded time (`t`). A call the recording's time
+   * limit cut short waits for the recorded time of that stop; the replay's own deadline then aborts
+   * it the same way. Absent: such a call is beyond the tape.
+   */
+  reach?: (t: number) => Promise<void>;
   onLive?: (iteration: number) => void;
 }
 
+/** An `LlmClient` that answers from a tape (see the module comment). */
 export class TapeLlm implements LlmClient {
   private iteration = 0;
   private attempt = 0;
@@ -56,6 +63,8 @@ export class TapeLlm implements LlmClient {
         this.options.onCancelled(iteration);
         throw new Error(`cancelled during iteration ${iteration} in the recording`);
       }
+      const timedOut = events.find((e) => e.type === 'state' && e.to === 'TIMED_OUT');
+      if (timedOut !== undefined && this.options.reach !== undefined) return this.cutAtDeadline(events, attempt, timedOut.t, request, call);
       return this.beyondTape(iteration, request, call);
     }
 
@@ -81,6 +90,31 @@ export class TapeLlm implements LlmClient {
     }
     this.options.advance?.(outcome.durationMs);
     return this.answered(outcome.response);
+  }
+
+  /**
+   * The recording's time limit stopped this call: the same chunks, then, at the recorded time of the
+   * stop, the same abort from the replay's deadline. A replay whose limit does not fall there (a
+   * what-if) needs an answer the tape does not have.
+   */
+  private async cutAtDeadline(
+    events: readonly RunEvent[],
+    attempt: number,
+    stopAt: number,
+    request: LlmRequest,
+    call: LlmCallOptions,
+  ): Promise<LlmResponse> {
+    let previousOffset = 0;
+    for (const event of events) {
+      if (event.type !== 'llm_chunk' || event.attempt !== attempt) continue;
+      if (this.options.pace !== undefined) await this.options.pace(event.chunk.offsetMs - previousOffset);
+      previousOffset = event.chunk.offsetMs;
+      call.onChunk?.(event.chunk);
+    }
+    await this.options.reach?.(stopAt);
+    const signal = call.signal;
+    if (signal?.aborted === true) throw signal.reason instanceof Error ? signal.reason : new Error('the model call was aborted');
+    return this.beyondTape(this.iteration, request, call);
   }
 
   private async beyondTape(iteration: number, request: LlmRequest, call: LlmCallOptions): Promise<LlmResponse> {

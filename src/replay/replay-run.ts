@@ -108,6 +108,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
       state.exhaustedAt ??= iteration;
     },
     onCancelled: () => cancel.abort(new Error('cancelled in the recording')),
+    reach: (t) => clock.at(t),
     onLive: (iteration) => {
       state.exhaustedAt ??= iteration;
       state.liveCalls++;
@@ -178,8 +179,10 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
       const upcoming = await comparator.peek();
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
-        clock.follow(upcoming.t);
+        // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock
+        // reaching the limit fires the replay's deadline).
         if (upcoming.type === 'state' && upcoming.to === 'CANCELLED') cancel.abort(new Error('cancelled in the recording'));
+        clock.follow(upcoming.t);
       }
     }
     if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
