@@ -182,12 +182,13 @@ export const GOLDEN_TAPES: readonly GoldenTape[] = [
   },
   {
     name: 'timed-out',
-    shows: 'a model reply that takes 1.5 s in a run limited to 1 s: the check before the next step ends the run (TIMED_OUT)',
+    shows: 'a model reply that would take 1.5 s in a run limited to 1 s: the deadline stops the call at 1 s (TIMED_OUT)',
     scenario: 'timed-out', config: 'timeout', workspace: 'demo', seed: 42, runName: 'timed-out',
     task: DEMO_TASK,
-    end: { state: 'TIMED_OUT', reason: 'run time exceeded the limit of 1000 ms' }, exitCode: 6,
+    end: { state: 'TIMED_OUT', reason: 'run time exceeded the limit of 1000 ms during the model call' }, exitCode: 6,
     checks: [
-      events('both replies acted on', 'tool_result', 2),
+      events('the first reply acted on', 'tool_result', 1),
+      noEvents('the late reply never arrives', 'llm_response', (l) => l.step === 1),
     ],
   },
   {
