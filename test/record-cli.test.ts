@@ -150,3 +150,22 @@ describe('agentctl record', () => {
     }
   });
 });
+
+describe('agentctl record and the exec_shell sandbox', () => {
+  it('refuses up front, with how to install it, when bubblewrap is missing and exec_shell is enabled', async () => {
+    const llm = await startMockLlm([{ content: 'never asked' }]);
+    try {
+      const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-nobwrap')];
+      const refused = await runCli(args, { env: { ...noKey, PATH: '/nonexistent' } });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/bwrap is not installed/);
+      expect(refused.stderr).toMatch(/apt-get install bubblewrap|"sandbox": "none"/);
+      expect(llm.requests).toHaveLength(0);
+      // Without exec_shell among the tools, nothing needs the sandbox.
+      const readOnly = await runCli([...args, '--set', 'tools=["read_file"]'], { env: { ...noKey, PATH: '/nonexistent' } });
+      expect(readOnly.code, readOnly.stderr).toBe(0);
+    } finally {
+      await llm.close();
+    }
+  });
+});

@@ -174,7 +174,9 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
       // 5. Tool calls → repetition check → per-call pipeline.
       const calls = response.message.tool_calls ?? [];
       if (calls.length > 0) {
-        const observed = guardrails.observeToolCalls(calls.map((c) => {
+        // The guardrails judge the calls as the tape keeps them (redacted), so a replay decides the same.
+        const seen = deps.redact === undefined ? calls : deps.redact(calls);
+        const observed = guardrails.observeToolCalls(seen.map((c) => {
           const parsed = parseToolCall(c);
           return { name: c.function.name, arguments: parsed.ok ? parsed.args : parsed.raw };
         }));
@@ -182,7 +184,9 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
         if (observed.verdict === 'stuck') return yield* finish('ERROR', `repetition: ${observed.reason}`);
 
         yield transition('WAITING_FOR_TOOL', `running ${calls.length} tool call${calls.length === 1 ? '' : 's'}`);
-        const { halt, results } = yield* relay(runToolStep(calls, { step, tools: deps.tools, replay, guard, signal, messages }));
+        const redact = deps.redact === undefined ? {} : { redact: deps.redact };
+        const stepContext = { step, tools: deps.tools, replay, guard, signal, messages, ...redact };
+        const { halt, results } = yield* relay(runToolStep(calls, stepContext));
         totals.toolCalls += results;
         const cut = interruption();
         if (cut !== null) return yield* stop(cut, ' while tools ran');

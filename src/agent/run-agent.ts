@@ -8,7 +8,7 @@ import type { RunEvent } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import { OpenAiLlm } from '../llm/openai-llm.js';
 import { createWorkspace } from '../tools/index.js';
-import { buildRegistry } from './tool-registry.js';
+import { buildRegistry, checkSandbox } from './tool-registry.js';
 import type { AgentConfig, AgentConfigInput } from './config.js';
 import { parseConfig } from './load-config.js';
 import { runLoop, type LoopDeps, type LoopResult, type UserInput } from './loop.js';
@@ -46,6 +46,8 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
   const clock = options.clock ?? systemClock;
   const workspace = await createWorkspace(options.workspace);
   const registry = await buildRegistry(config, options.configDir ?? process.cwd());
+  // A live run with exec_shell needs its sandbox: say so now, not after the model has paid for failing calls.
+  await checkSandbox(config);
   const llm =
     options.llm ??
     new OpenAiLlm({

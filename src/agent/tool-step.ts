@@ -6,7 +6,8 @@
  */
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
-import { runToolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
+import type { Redactor } from '../core/redact.js';
+import { parseToolCall, runToolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
 import type { ToolHost } from './tool-host.js';
 
 /** What one step's tool calls need from the loop. */
@@ -18,6 +19,11 @@ export interface ToolStepContext {
   signal: AbortSignal | undefined;
   /** The conversation; tool messages are appended to it. */
   messages: ChatMessage[];
+  /**
+   * How the tape will keep the calls. The guardrails judge (and key) the redacted calls, so a replay
+   * — which only has the redacted text — makes the same decisions; the tools run with the real ones.
+   */
+  redact?: Redactor;
 }
 
 /** How a step's tool calls ended. */
@@ -37,14 +43,18 @@ export async function* runToolStep(
   const { step, tools } = context;
   const signal = context.signal ?? new AbortController().signal;
   const durations = new Map<string, number>();
-  const pipeline = runToolCalls(calls, {
+  const seen = context.redact === undefined ? calls : calls.map((call) => context.redact!(call));
+  const real = new Map<ToolCall, ToolCall>(seen.map((call, i) => [call, calls[i] as ToolCall]));
+  const pipeline = runToolCalls(seen, {
     lookup: (name) => tools.lookup(name),
     replay: context.replay,
     guard: context.guard,
     policy: tools.policies,
     step,
     execute: async (call, args, spec) => {
-      const result = await tools.execute(call, args, spec, signal);
+      const original = real.get(call) ?? call;
+      const parsed = original === call ? null : parseToolCall(original);
+      const result = await tools.execute(original, parsed?.ok === true ? parsed.args : args, spec, signal);
       durations.set(call.id, result.durationMs);
       return { status: result.status, output: result.output };
     },
