@@ -45,6 +45,8 @@ export interface ReplayOptions {
   redact?: readonly string[];
   /** Replay stream timing at this many times real speed; absent → instant. */
   speed?: number;
+  /** How `speed` waits (real time by default; tests give their own). */
+  sleep?: (ms: number) => Promise<void>;
   workspace?: string;
   configDir?: string;
   signal?: AbortSignal;
@@ -116,7 +118,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     ...(fallback === 'live' && options.liveLlm !== undefined
       ? { fallback: { complete: (request: LlmRequest, call) => (live ??= options.liveLlm!()).complete(request, call) } satisfies LlmClient }
       : {}),
-    ...(options.speed === undefined ? {} : { pace: (ms: number) => sleepReal(ms / (options.speed ?? 1)) }),
+    ...(options.speed === undefined ? {} : { pace: (ms: number) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1)) }),
   });
 
   const ownWorkspace = options.workspace === undefined;
