@@ -1,5 +1,5 @@
 /**
- * Context trimming in the loop (SPEC §7.2): with a small window, what the server receives really
+ * Context trimming in the loop (docs/loop.md): with a small window, what the server receives really
  * shrinks; the system message and the task stay; a tool message never arrives without the
  * assistant message that called it.
  */

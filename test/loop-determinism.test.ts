@@ -1,5 +1,5 @@
 /**
- * The determinism contract (SPEC §7, §8): the loop is a function of (config, seed, model replies,
+ * The determinism contract (docs/loop.md, §8): the loop is a function of (config, seed, model replies,
  * tool outcomes). The same scenario run twice — each time in a fresh temp workspace, against a
  * fresh server, on a fresh ManualClock — yields deep-equal event streams, `t` included.
  */

@@ -1,5 +1,5 @@
 /**
- * The guardrails as the whole loop applies them (SPEC §3–§6): dedup, identical-call blocking,
+ * The guardrails as the whole loop applies them (docs/guardrails.md §3–§6): dedup, identical-call blocking,
  * consecutive-failure warn/halt, resets after a mutation, repetition, max-tokens recovery. What
  * the model reads is checked in the request bodies the scripted server received.
  */
@@ -8,7 +8,7 @@ import { decisions, ofType, runEnd, statePath, toolMessages, useLoopHarness } fr
 
 const harness = useLoopHarness();
 
-describe('dedup and identical calls (SPEC §3-§5)', () => {
+describe('dedup and identical calls (docs/guardrails.md §3-§5)', () => {
   it('an identical idempotent read step after step: allowed → skipped (duplicate) → blocked', async () => {
     const run = await harness.run('duplicate-read');
     const { events } = run;
@@ -69,7 +69,7 @@ describe('dedup and identical calls (SPEC §3-§5)', () => {
   });
 });
 
-describe('consecutive tool failures (SPEC §4, §5)', () => {
+describe('consecutive tool failures (docs/guardrails.md §4, §5)', () => {
   it('the 3rd failure carries a warning the model reads; the 8th halts the run: ERROR tool_failures', async () => {
     const run = await harness.run('failing-reads');
     const { events } = run;
@@ -134,7 +134,7 @@ describe('consecutive tool failures (SPEC §4, §5)', () => {
   });
 });
 
-describe('repetition (SPEC §6)', () => {
+describe('repetition (docs/guardrails.md §6)', () => {
   it('the 4th identical tool step ends the run in ERROR repetition, and its calls are not executed', async () => {
     const run = await harness.run('repeated-step');
     const { events } = run;
@@ -163,7 +163,7 @@ describe('repetition (SPEC §6)', () => {
   });
 });
 
-describe('max-tokens recovery (SPEC §6)', () => {
+describe('max-tokens recovery (docs/guardrails.md §6)', () => {
   it('finish_reason length: two recoveries (internal user messages in the next requests), then end of turn', async () => {
     const run = await harness.run('length-recoveries');
     const { events } = run;

@@ -1,5 +1,5 @@
 /**
- * The provider side of the loop (SPEC §7.3, Streaming): retries with Retry-After and seeded
+ * The provider side of the loop (docs/loop.md, Streaming): retries with Retry-After and seeded
  * back-off on the manual clock, broken streams retried with one finished chunk per attempt,
  * fatal errors. Real HTTP to the scripted server through the real openai SDK.
  */

@@ -1,5 +1,5 @@
 /**
- * One scenario per terminal state of the loop (SPEC §7): the whole loop in-process against the
+ * One scenario per terminal state of the loop (docs/loop.md): the whole loop in-process against the
  * scripted HTTP server, with real tools in a temp workspace and a ManualClock.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Time limits through the real binary (SPEC §7): `limits.timeoutMs` bounds the model call, the wait
+ * Time limits through the real binary (docs/loop.md): `limits.timeoutMs` bounds the model call, the wait
  * before a retry and the tools alike, ending TIMED_OUT at the limit; the per-request and stream-idle
  * limits and answers without usable choices are recoverable provider errors. Each run is recorded
  * against the scripted server, then replayed offline (server closed): the replay ends the same way,

@@ -1,6 +1,6 @@
 /**
- * Interactive sessions (SPEC §7 WAITING_FOR_INPUT): user messages from `deps.input` start new
- * turns; each turn gets a fresh LoopGuard and ReplayControl (SPEC §3, §4), while the session-level
+ * Interactive sessions (docs/loop.md WAITING_FOR_INPUT): user messages from `deps.input` start new
+ * turns; each turn gets a fresh LoopGuard and ReplayControl (docs/guardrails.md §3, §4), while the session-level
  * counters go on.
  */
 import { describe, expect, it } from 'vitest';

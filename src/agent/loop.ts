@@ -1,5 +1,5 @@
 /**
- * The agent loop (SPEC.md §5–§7) as an async generator of RunEvents. It sees only interfaces — an
+ * The agent loop (docs/guardrails.md §5–§7) as an async generator of RunEvents. It sees only interfaces — an
  * LlmClient, a ToolHost, a Clock, a Random and an optional source of user input — so it is a pure
  * function of (config, seed, model replies, tool outcomes): the same inputs give the same events,
  * which is what makes a recorded run replayable. Its time limit is measured on the injected clock
@@ -104,7 +104,7 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
   // `during` says what the stop cut short; the reason quotes only the limit, so a replay says the same.
   const stop = (to: TerminalState, during: string): Generator<RunEvent, LoopResult> =>
     finish(to, to === 'CANCELLED' ? 'cancelled by the user' : `${limit}${during}`);
-  // The session's counters (SPEC §6), so a run restored from the tape continues with them. The
+  // The session's counters (docs/guardrails.md §6), so a run restored from the tape continues with them. The
   // per-turn gates are not here: their memory is the turn's own calls, and writing it every step
   // would make the tape grow with the square of the turn's length.
   const checkpoint = (): RunEvent => emit({ type: 'checkpoint', step, guardrails: { loop: guardrails.toJSON(), nudgesUsed } });
@@ -117,7 +117,7 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
   yield emit({ type: 'user_message', step, content: input.task });
 
   for (;;) {
-    // A turn: the identical-call and dedup memories start afresh (SPEC §3, §4).
+    // A turn: the identical-call and dedup memories start afresh (docs/guardrails.md §3, §4).
     const replay = new ReplayControl();
     const guard = new LoopGuard(config.guardrails);
     for (;;) {

@@ -1,5 +1,5 @@
 /**
- * One model call with retries (SPEC §7.3), as an async generator of run events.
+ * One model call with retries (docs/loop.md), as an async generator of run events.
  *
  * `LlmClient.complete` reports stream chunks through a synchronous callback, while the loop consumes
  * an async stream of events; a small queue joins the two, so chunks come out in order while the

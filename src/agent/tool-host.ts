@@ -20,7 +20,7 @@ export interface ToolHost {
   definitions(): ToolDefinition[];
   /** Run one call that passed every gate. Never throws for a tool's own failure. */
   execute(call: ToolCall, args: Record<string, unknown>, spec: ToolSpec | undefined, signal: AbortSignal): Promise<ToolRunResult>;
-  /** Policies asked after the dedup gate (SPEC §5: unknown tool, replay side-effect policy). */
+  /** Policies asked after the dedup gate (docs/guardrails.md §5: unknown tool, replay side-effect policy). */
   policies: readonly CallPolicy[];
 }
 

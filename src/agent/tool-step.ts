@@ -1,5 +1,5 @@
 /**
- * One step's tool calls: drives the guardrail pipeline (SPEC §5), turns what it yields into
+ * One step's tool calls: drives the guardrail pipeline (docs/guardrails.md §5), turns what it yields into
  * RunEvents, and appends each call's tool message to the conversation in order. Once the signal is
  * aborted (Ctrl-C, the run's time limit) the call in flight is stopped, its result is reported, and
  * the rest of the step's calls are not started.

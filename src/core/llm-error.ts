@@ -15,7 +15,7 @@ export interface LlmErrorData {
 
 /**
  * The one error an `LlmClient` throws for a failed model call. `kind` decides what the provider
- * runner does with it (SPEC §7.3): `recoverable` is retried with back-off, `fatal` ends the run.
+ * runner does with it (docs/loop.md): `recoverable` is retried with back-off, `fatal` ends the run.
  * Any other error escaping an `LlmClient` is not a provider failure (a tape running out, a bug) and
  * is never retried.
  */

@@ -71,5 +71,5 @@ export interface ToolCallDelta {
   arguments?: string;
 }
 
-/** Whether a failed provider call may be retried (SPEC §7.3). */
+/** Whether a failed provider call may be retried (docs/loop.md). */
 export type LlmErrorKind = 'recoverable' | 'fatal';

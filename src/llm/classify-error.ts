@@ -1,6 +1,6 @@
 /**
  * How a failed call to an OpenAI-compatible server is reported: what the `openai` SDK threw, turned
- * into the plain data of an `LlmError` (SPEC §7.3) — recoverable or fatal, with the HTTP status, the
+ * into the plain data of an `LlmError` (docs/loop.md) — recoverable or fatal, with the HTTP status, the
  * server's `Retry-After`, and a message that says what went wrong and, where it can, what to do.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
@@ -11,7 +11,7 @@ import { parseRetryAfter } from './retry-after.js';
 export type Classified = ConstructorParameters<typeof LlmError>[0];
 
 /**
- * SPEC §7.3: 429, 5xx, 408, connection errors, timeouts and broken streams are recoverable;
+ * docs/loop.md: 429, 5xx, 408, connection errors, timeouts and broken streams are recoverable;
  * every other 4xx is fatal. Exported for tests.
  */
 export function classify(error: unknown, phase: 'request' | 'stream', baseURL: string, timeoutMs: number, wallClock: () => number): Classified {

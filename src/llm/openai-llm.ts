@@ -1,6 +1,6 @@
 /**
  * The `LlmClient` for any OpenAI-compatible chat-completions server (OpenAI, Ollama, vLLM,
- * llama.cpp). The only module that imports `openai` (DESIGN.md fences). It makes exactly one HTTP
+ * llama.cpp). The only module that imports `openai` (README, "Development"). It makes exactly one HTTP
  * call per `complete()`: the SDK's own retries are off, because the provider runner owns retrying
  * (with seeded jitter, so a replay waits the same). A request that takes too long as a whole, a
  * stream that goes silent, and a 200 answer without a usable choice are recoverable `LlmError`s.
@@ -128,7 +128,7 @@ export class OpenAiLlm implements LlmClient {
     } catch (error) {
       if (error instanceof CallbackError) throw error.inner;
       const failure = limits.timeout() ?? this.failure(error, options.signal, 'stream');
-      // The one terminal chunk goes out before the error reaches the retry logic (SPEC §7, Streaming).
+      // The one terminal chunk goes out before the error reaches the retry logic (docs/loop.md, Streaming).
       options.onChunk?.(acc.terminal(offset(), failure.message));
       throw failure;
     } finally {

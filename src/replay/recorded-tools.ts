@@ -1,5 +1,5 @@
 /**
- * Tools on replay (SPEC §8). `recorded` (default): a call that is on the tape gets its recorded
+ * Tools on replay (docs/recording-and-replay.md). `recorded` (default): a call that is on the tape gets its recorded
  * outcome and nothing runs; a call that is not (after a patch) runs live only when its tool is
  * idempotent and not mutating, otherwise it is denied unless side effects are allowed. `live`: tools
  * run again, but a non-idempotent or mutating one only with `--allow-side-effects` (without it, the

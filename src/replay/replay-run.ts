@@ -1,5 +1,5 @@
 /**
- * One replay (SPEC §8): the recorded run's loop again, with the tape as its model, recorded (or
+ * One replay (docs/recording-and-replay.md): the recorded run's loop again, with the tape as its model, recorded (or
  * live) tools, the recorded seed and a clock that moves by the recorded durations. Yields the
  * replay's events — the loop's, renumbered, plus `divergence` events where it departs from the tape
  * — and returns the verdict.

@@ -4,7 +4,7 @@
  * module is a usage error naming the module and the field, not a crash in the middle of a run.
  *
  * Missing semantics default to the cautious side: NOT idempotent and mutating. (The opposite of
- * REGISTRY_MISS_SEMANTICS, which covers a tool with no spec at all, per SPEC.md §2.) A module author
+ * REGISTRY_MISS_SEMANTICS, which covers a tool with no spec at all, per docs/guardrails.md §2.) A module author
  * who says nothing gets a tool that is never deduplicated, never run live off-tape during replay
  * without --allow-side-effects, and whose success resets the guardrails' memory — wasteful at
  * worst, whereas the other default could silently skip a second `send_email`.

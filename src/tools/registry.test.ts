@@ -43,7 +43,7 @@ describe('ToolRegistry', () => {
     expect(registry.has('exec_shell')).toBe(true);
   });
 
-  it('has the SPEC §2 semantics for the built-ins', () => {
+  it('has the docs/guardrails.md §2 semantics for the built-ins', () => {
     const registry = ToolRegistry.fromNames([...BUILTIN_TOOL_NAMES]);
     const semantics = Object.fromEntries(
       registry.list().map((tool) => [tool.name, [tool.idempotent, tool.mutating, tool.timeoutMs]]),

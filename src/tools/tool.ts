@@ -1,5 +1,5 @@
 /**
- * What a tool is at run time: its spec (SPEC.md §2) plus the function that does the work. The spec
+ * What a tool is at run time: its spec (docs/guardrails.md §2) plus the function that does the work. The spec
  * half is what the guardrails and the provider see; `run` is only ever called by the executor.
  */
 import type { ToolSpec } from '../core/tools.js';

@@ -1,8 +1,8 @@
 /**
  * `write_file`: create or overwrite a workspace file (parent directories are created).
  *
- * Semantics (SPEC.md §2): mutating. Also idempotent — writing the same content to the same path
- * twice has the effect of writing it once, which is exactly SPEC's definition. In practice the
+ * Semantics (docs/guardrails.md §2): mutating. Also idempotent — writing the same content to the same path
+ * twice has the effect of writing it once, which is exactly the definition (docs/guardrails.md §2). In practice the
  * flag changes nothing for dedup: every successful mutating call makes ReplayControl forget prior
  * successes, so a repeated write is never skipped as a duplicate; and replay never runs an
  * off-tape mutating call live without `--allow-side-effects`.
