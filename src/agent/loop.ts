@@ -1,5 +1,5 @@
 /**
- * The agent loop (docs/guardrails.md §5–§7) as an async generator of RunEvents. It sees only interfaces — an
+ * The agent loop (docs/loop.md, and docs/guardrails.md §5–§6) as an async generator of RunEvents. It sees only interfaces — an
  * LlmClient, a ToolHost, a Clock, a Random and an optional source of user input — so it is a pure
  * function of (config, seed, model replies, tool outcomes): the same inputs give the same events,
  * which is what makes a recorded run replayable. Its time limit is measured on the injected clock
