@@ -4,10 +4,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TapeStore } from '../src/tape/tape-store.js';
 import type { RunEvent } from '../src/core/events.js';
 import { runCli } from './support/cli.js';
+
+const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 
 let dir: string;
 let store: string;
@@ -175,6 +179,47 @@ describe('agentctl store commands', () => {
       holder.kill('SIGKILL');
       await new Promise((resolve) => holder.once('close', resolve));
     }
+  });
+
+  describe('hostile or damaged tapes: exit 9 naming file and line, one line, nothing stored', () => {
+    const demo = async (): Promise<{ header: { run: Record<string, unknown> }; events: Record<string, unknown>[] }> => {
+      const lines = (await readFile(DEMO, 'utf8')).trim().split('\n');
+      return { header: JSON.parse(lines[0] as string), events: lines.slice(1).map((line) => JSON.parse(line)) };
+    };
+    const write = async (name: string, lines: unknown[]): Promise<string> => {
+      const file = join(dir, name);
+      await writeFile(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+      return file;
+    };
+    const expectRefused = async (args: string[], where: RegExp, target?: string): Promise<void> => {
+      const result = await runCli(args);
+      expect(result.code, result.stderr).toBe(9);
+      expect(result.stderr).toMatch(where);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      if (target !== undefined) expect(JSON.parse((await runCli(['ls', '--json', '--store', target])).stdout)).toEqual([]);
+    };
+
+    it('a checkpoint nested 5,000 levels deep: import and replay', async () => {
+      const { header, events } = await demo();
+      const at = events.findIndex((e) => e.type === 'checkpoint');
+      const lines: unknown[] = [header, ...events];
+      lines[at + 1] = JSON.stringify(events[at]).replace('"guardrails":{', `"guardrails":{"x":${'['.repeat(5000)}${']'.repeat(5000)},`);
+      const file = await write('deep.tape.jsonl', lines);
+      const target = join(dir, 'deep-store');
+      await expectRefused(['import', file, '--store', target], new RegExp(`deep\\.tape\\.jsonl:${at + 2}: .*nested`), target);
+      await expectRefused(['replay', file, '--no-save', '--no-tui'], new RegExp(`deep\\.tape\\.jsonl:${at + 2}: `));
+    });
+
+    it('a 97 KB gzip of 100 million newlines is refused at once', async () => {
+      const { header } = await demo();
+      const file = join(dir, 'bomb.tape.jsonl.gz');
+      await writeFile(file, gzipSync(Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), Buffer.alloc(100_000_000, 0x0a)]), { level: 9 }));
+      const started = performance.now();
+      await expectRefused(['import', file, '--store', join(dir, 'bomb-store')], /bomb\.tape\.jsonl\.gz:2: blank line/, join(dir, 'bomb-store'));
+      expect(performance.now() - started).toBeLessThan(5000);
+    });
+
   });
 
   it('rm deletes a run', async () => {

@@ -3,17 +3,18 @@
  * `{"format":"agentctl-tape","version":1,"run":{…}}`, then one event per line. Lines are canonical
  * JSON (sorted keys), so export → import → export gives the same bytes.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import { NotFoundError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
+import { nestsDeeperThan } from './json-depth.js';
+import { readTapeLines, type TapeLine } from './line-reader.js';
 import { describeIssue, runEventSchema, runMetaSchema, tapeHeaderSchema } from './schema.js';
 
 export const TAPE_FORMAT = 'agentctl-tape';
@@ -64,12 +65,47 @@ const WRITE_ERRORS: Readonly<Record<string, string>> = {
 export interface TapeFile {
   path: string;
   meta: RunMeta;
-  /** Validated events, one line at a time; throws TapeFormatError (exit 9) naming file and line. */
+  /**
+   * Validated events, one line at a time; throws TapeFormatError (exit 9) naming file and line for
+   * a line that fails its schema or bounds, or events out of order.
+   */
   events(): AsyncGenerator<RunEvent>;
 }
 
+/**
+ * Bounds on what a tape may make its reader do. A tape is untrusted input: these keep a small
+ * hostile file from costing unbounded time or memory, or from reaching recursive code with a value
+ * nested thousands of levels deep. Real tapes are far inside them.
+ */
+export interface TapeLimits {
+  /** The longest line, in bytes. */
+  maxLineBytes: number;
+  /** How deeply a line may nest objects and arrays (the tape's own events need fewer than 10). */
+  maxDepth: number;
+  /** The most events a tape may have (and a header's eventCount may say). */
+  maxEvents: number;
+  /** A gzip tape may inflate to this many times its size… */
+  maxInflateRatio: number;
+  /** …or to this many bytes, if more (real tapes compress 3-10×). */
+  minInflatedBytes: number;
+}
+
+export const TAPE_LIMITS: Readonly<TapeLimits> = {
+  maxLineBytes: 64 * 1024 * 1024,
+  maxDepth: 64,
+  maxEvents: 50_000_000,
+  maxInflateRatio: 256,
+  minInflatedBytes: 64 * 1024 * 1024,
+};
+
+export interface OpenTapeOptions {
+  /** Tighter (or looser) bounds than TAPE_LIMITS, for tests. */
+  limits?: Partial<TapeLimits>;
+}
+
 /** Open and check a tape file's header. Its events are read lazily by `events()`. */
-export async function openTapeFile(path: string): Promise<TapeFile> {
+export async function openTapeFile(path: string, options: OpenTapeOptions = {}): Promise<TapeFile> {
+  const limits: TapeLimits = { ...TAPE_LIMITS, ...options.limits };
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new TapeFormatError('not a file', { file: path });
@@ -79,21 +115,33 @@ export async function openTapeFile(path: string): Promise<TapeFile> {
     }
     throw error;
   }
-  let meta: RunMeta | undefined;
-  for await (const { text, line } of readLines(path)) {
-    meta = parseHeader(path, text, line);
+  let first: { text: string; meta: RunMeta } | undefined;
+  for await (const { text, line } of readLines(path, limits)) {
+    first = { text, meta: parseHeader(path, text, line, limits) };
     break;
   }
-  if (meta === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
-  const header = meta;
+  if (first === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
+  const { text: headerText, meta } = first;
   return {
     path,
-    meta: header,
+    meta,
     async *events() {
       let expectedSeq = 0;
-      for await (const { text, line } of readLines(path)) {
-        if (line === 1) continue;
-        const event = parseEvent(path, text, line);
+      const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
+      for await (const { text, line } of readLines(path, limits)) {
+        if (line === 1) {
+          // Read again: the file must still be the tape that was opened.
+          if (text !== headerText) throw new TapeFormatError('the header changed since the tape was opened', { file: path, line });
+          continue;
+        }
+        if (text.trim() === '') throw new TapeFormatError('blank line: a tape has one event on every line after the header', { file: path, line });
+        if (line > maxLines) {
+          throw new TapeFormatError(
+            meta.eventCount === undefined ? `more than ${limits.maxEvents} events` : `more events than the header's eventCount (${meta.eventCount})`,
+            { file: path, line },
+          );
+        }
+        const event = parseEvent(path, text, line, limits);
         if (event.seq !== expectedSeq) {
           throw new TapeFormatError(`event seq ${event.seq} where ${expectedSeq} was expected (missing or reordered lines)`, {
             file: path,
@@ -114,8 +162,8 @@ export async function validateTapeFile(tape: TapeFile): Promise<number> {
   return count;
 }
 
-function parseHeader(file: string, text: string, line: number): RunMeta {
-  const json = parseJson(file, text, line, 'not an agentctl tape (line 1 is not JSON)');
+function parseHeader(file: string, text: string, line: number, limits: TapeLimits): RunMeta {
+  const json = parseJson(file, text, line, limits, 'not an agentctl tape (line 1 is not JSON)');
   const header = tapeHeaderSchema.safeParse(json);
   if (!header.success) {
     const format = (json as { format?: unknown } | null)?.format;
@@ -131,17 +179,24 @@ function parseHeader(file: string, text: string, line: number): RunMeta {
   if (header.data.version < 1) throw new TapeFormatError(`unknown tape version ${header.data.version}`, { file, line });
   const meta = runMetaSchema.safeParse(header.data.run);
   if (!meta.success) throw new TapeFormatError(`bad run metadata: ${describeIssue(meta.error)}`, { file, line });
+  if (meta.data.eventCount !== undefined && meta.data.eventCount > limits.maxEvents) {
+    throw new TapeFormatError(`bad run metadata: eventCount ${meta.data.eventCount} is more than a tape may hold (${limits.maxEvents})`, { file, line });
+  }
   return meta.data;
 }
 
-function parseEvent(file: string, text: string, line: number): RunEvent {
-  const json = parseJson(file, text, line, 'not valid JSON (corrupt or truncated line)');
+function parseEvent(file: string, text: string, line: number, limits: TapeLimits): RunEvent {
+  const json = parseJson(file, text, line, limits, 'not valid JSON (corrupt or truncated line)');
   const event = runEventSchema.safeParse(json);
   if (!event.success) throw new TapeFormatError(`invalid event: ${describeIssue(event.error)}`, { file, line });
   return event.data;
 }
 
-function parseJson(file: string, text: string, line: number, message: string): unknown {
+function parseJson(file: string, text: string, line: number, limits: TapeLimits, message: string): unknown {
+  // Checked before parsing: a value nested deeper than any tape needs never reaches recursive code.
+  if (nestsDeeperThan(text, limits.maxDepth)) {
+    throw new TapeFormatError(`a value nested more than ${limits.maxDepth} levels deep: not an agentctl tape line`, { file, line });
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -149,43 +204,10 @@ function parseJson(file: string, text: string, line: number, message: string): u
   }
 }
 
-/** The file's non-empty lines with 1-based line numbers; gzip is detected by its magic bytes. */
-async function* readLines(path: string): AsyncGenerator<{ text: string; line: number }> {
-  const gz = await isGzip(path);
-  const source = createReadStream(path);
-  const stream = gz ? source.pipe(createGunzip()) : source;
-  // Every stream keeps an error listener for its whole life: a truncated gzip may report its error
-  // after the reader is done with it, and an error without a listener would crash the process.
-  let failure: Error | undefined;
-  stream.on('error', (error: Error) => (failure ??= error));
-  source.on('error', (error) => stream.destroy(error));
-  const reader = createInterface({ input: stream, crlfDelay: Infinity });
-  let line = 0;
-  try {
-    for await (const text of reader) {
-      line++;
-      if (text.trim() === '') continue;
-      yield { text, line };
-    }
-    // readline ends quietly on some input errors: a stream that failed must not pass as complete.
-    if (failure !== undefined) throw failure;
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? '';
-    if (code.startsWith('Z_')) {
-      throw new TapeFormatError(`compressed data is corrupt or truncated after line ${line}`, { file: path, line: line + 1 });
-    }
-    throw error;
-  } finally {
-    reader.close();
-    stream.destroy();
-    source.destroy();
-  }
-}
-
-async function isGzip(path: string): Promise<boolean> {
-  const handle = createReadStream(path, { start: 0, end: 1 });
-  const chunks: Buffer[] = [];
-  for await (const chunk of handle) chunks.push(chunk as Buffer);
-  const head = Buffer.concat(chunks);
-  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+/** The file's lines within the bounds: line length, and how far a gzip file may inflate. */
+function readLines(path: string, limits: TapeLimits): AsyncGenerator<TapeLine> {
+  return readTapeLines(path, {
+    maxLineBytes: limits.maxLineBytes,
+    maxInflatedBytes: (compressed) => Math.max(limits.minInflatedBytes, compressed * limits.maxInflateRatio),
+  });
 }

@@ -1,0 +1,100 @@
+/**
+ * The lines of a tape file, read with bounds: a tape is untrusted input, and a small file must not
+ * be able to make the reader spend unbounded memory or time. A line longer than `maxLineBytes` is
+ * refused while it is still being read (never buffered whole), and a gzip file is inflated only as
+ * far as `maxInflatedBytes(compressed size)` allows: the gunzip stream is stopped there.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { TapeFormatError } from '../core/errors.js';
+
+export interface LineLimits {
+  /** The longest line, in bytes (without its newline). */
+  maxLineBytes: number;
+  /** How many bytes a gzip file of `compressedBytes` may inflate to. */
+  maxInflatedBytes(compressedBytes: number): number;
+}
+
+export interface TapeLine {
+  /** The line's text, without its line break (a trailing CR is dropped too). */
+  text: string;
+  /** 1-based line number. */
+  line: number;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+
+/** Every line of the file, blank ones included, in order; gzip is detected by its magic bytes. */
+export async function* readTapeLines(path: string, limits: LineLimits): AsyncGenerator<TapeLine> {
+  const gz = await isGzip(path);
+  const maxInflated = gz ? limits.maxInflatedBytes((await stat(path)).size) : Infinity;
+  const source = createReadStream(path);
+  const stream = gz ? source.pipe(createGunzip()) : source;
+  // An error after the reader has stopped (a gunzip destroyed mid-stream) must not go unhandled.
+  stream.on('error', () => undefined);
+  source.on('error', (error) => stream.destroy(error));
+  let line = 0;
+  /** The start of the line being read, when it spans chunks. */
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let inflated = 0;
+  const tooLong = (): TapeFormatError =>
+    new TapeFormatError(`line longer than ${limits.maxLineBytes} bytes: not an agentctl tape line`, { file: path, line: line + 1 });
+  const lineOf = (piece: Buffer): TapeLine => {
+    const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece], pendingBytes + piece.length);
+    pending = [];
+    pendingBytes = 0;
+    line++;
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+    let text: string;
+    try {
+      text = utf8.decode(bytes.subarray(0, end));
+    } catch {
+      throw new TapeFormatError('not valid UTF-8 (corrupt line)', { file: path, line });
+    }
+    return { text, line };
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      inflated += chunk.length;
+      if (inflated > maxInflated) {
+        throw new TapeFormatError(
+          `compressed data inflates to more than ${maxInflated} bytes, more than an agentctl tape of this size can hold`,
+          { file: path, line: line + 1 },
+        );
+      }
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+        if (pendingBytes + nl - start > limits.maxLineBytes) throw tooLong();
+        yield lineOf(chunk.subarray(start, nl));
+        start = nl + 1;
+      }
+      if (start < chunk.length) {
+        if (pendingBytes + chunk.length - start > limits.maxLineBytes) throw tooLong();
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+      }
+    }
+    if (pendingBytes > 0) yield lineOf(Buffer.alloc(0));
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('Z_')) {
+      throw new TapeFormatError(`compressed data is corrupt or truncated after line ${line}`, { file: path, line: line + 1 });
+    }
+    throw error;
+  } finally {
+    stream.destroy();
+    source.destroy();
+  }
+}
+
+async function isGzip(path: string): Promise<boolean> {
+  const handle = createReadStream(path, { start: 0, end: 1 });
+  const chunks: Buffer[] = [];
+  for await (const chunk of handle) chunks.push(chunk as Buffer);
+  const head = Buffer.concat(chunks);
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
