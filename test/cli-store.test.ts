@@ -220,6 +220,35 @@ describe('agentctl store commands', () => {
       expect(performance.now() - started).toBeLessThan(5000);
     });
 
+    it('a complete tape cut at a line boundary is refused; the export of an incomplete run is not', async () => {
+      const { header, events } = await demo();
+      const file = await write('cut.tape.jsonl', [header, ...events.slice(0, 20)]);
+      const target = join(dir, 'cut-store');
+      await expectRefused(['import', file, '--store', target], /cut\.tape\.jsonl:22: the tape ends after 20 events; its header says 58/, target);
+      const { finalState: _f, totals: _t, ...run } = header.run;
+      const incomplete = await write('incomplete.tape.jsonl', [{ ...header, run: { ...run, status: 'incomplete', eventCount: 20 } }, ...events.slice(0, 20)]);
+      const imported = await runCli(['import', incomplete, '--store', target]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(JSON.parse((await runCli(['ls', '--json', '--store', target])).stdout)).toMatchObject([{ status: 'incomplete' }]);
+    });
+
+    it('a tape replay would refuse does not import: unknown config field, steps out of order', async () => {
+      const { header, events } = await demo();
+      const bogus = await write('bogus.tape.jsonl', [{ ...header, run: { ...header.run, config: { ...(header.run.config as object), bogus: 1 } } }, ...events]);
+      await expectRefused(['import', bogus, '--store', join(dir, 'bogus-store')], /bogus\.tape\.jsonl:1: the recorded config: unknown field 'bogus'/, join(dir, 'bogus-store'));
+      const steps = events.map((e) => ({ ...e }));
+      (steps[17] as { step: number }).step = 0;
+      const back = await write('steps.tape.jsonl', [header, ...steps]);
+      await expectRefused(['import', back, '--store', join(dir, 'steps-store')], /steps\.tape\.jsonl:19: event 17 goes back from step 1 to 0/, join(dir, 'steps-store'));
+    });
+
+    it('the golden tape itself imports and replays', async () => {
+      const target = join(dir, 'golden-store');
+      expect((await runCli(['import', DEMO, '--store', target])).code).toBe(0);
+      const replay = await runCli(['replay', DEMO, '--no-save', '--no-tui']);
+      expect(replay.code, replay.stderr).toBe(0);
+      expect(replay.stdout).toMatch(/reproduced/);
+    });
   });
 
   it('rm deletes a run', async () => {

@@ -117,3 +117,89 @@ describe('nesting and size', () => {
     expect((await refused(text(unbounded, events.slice(0, 20)), '.tape.jsonl', { limits: { maxEvents: 5 } })).line).toBe(7);
   });
 });
+
+describe('the end of a tape agrees with its header', () => {
+  it('refuses a complete tape cut at a line boundary', async () => {
+    const error = await refused(text(header, events.slice(0, 20)));
+    expect(error.line).toBe(22);
+    expect(error.message).toMatch(/ends after 20 events; its header says 58/);
+    const uncounted = copy(header);
+    delete uncounted.run.eventCount;
+    expect((await refused(text(uncounted, events.slice(0, 20)))).message).toMatch(/without run_end, but its header says the run is complete/);
+  });
+
+  it('accepts the export of an incomplete run, which its header says', async () => {
+    const head = copy(header);
+    head.run.status = 'incomplete';
+    head.run.eventCount = 20;
+    delete head.run.finalState;
+    delete head.run.totals;
+    expect(await read(text(head, events.slice(0, 20)))).toBe(20);
+    // …but not one whose header still gives the final state of a finished run.
+    head.run.finalState = 'ERROR';
+    expect((await refused(text(head, events.slice(0, 20)))).message).toMatch(/without run_end, but its header gives a final state/);
+  });
+
+  it("refuses a final state or totals that are not run_end's, and anything after run_end", async () => {
+    const head = copy(header);
+    head.run.finalState = 'COMPLETED';
+    const error = await refused(text(head, events));
+    expect(error.line).toBe(59);
+    expect(error.message).toMatch(/run_end says ERROR; the header's finalState is COMPLETED/);
+    const totals = copy(header);
+    (totals.run.totals as { steps: number }).steps = 1;
+    expect((await refused(text(totals, events))).message).toMatch(/totals differ/);
+    const after = copy(header);
+    after.run.eventCount = 59;
+    const extra = { type: 'warning', seq: 58, step: 4, t: 99, message: 'late' };
+    expect((await refused(text(after, [...events, extra]))).message).toMatch(/warning after run_end \(line 59\)/);
+  });
+});
+
+describe('a tape that reads must replay: config and order', () => {
+  it('refuses an unknown field in the recorded config (header or run_start), naming it', async () => {
+    const head = copy(header);
+    (head.run.config as Record<string, unknown>).bogus = 1;
+    const error = await refused(text(head, events));
+    expect(error.line).toBe(1);
+    expect(error.message).toMatch(/the recorded config: unknown field 'bogus'/);
+    const list = copy(events);
+    (list[0] as { config: Record<string, unknown> }).config.bogus = 1;
+    expect((await refused(text(header, list))).line).toBe(2);
+  });
+
+  it('refuses a config with a tool that does not exist', async () => {
+    const head = copy(header);
+    (head.run.config as { tools: string[] }).tools = ['read_file', 'rm_rf'];
+    expect((await refused(text(head, events))).message).toMatch(/unknown tool 'rm_rf'/);
+  });
+
+  it('reads a config recorded before newer settings existed with their defaults', async () => {
+    // The golden tape's config has no limits.requestTimeoutMs, no sandbox: added since.
+    expect((header.run.config as { limits: Record<string, unknown> }).limits.requestTimeoutMs).toBeUndefined();
+    expect(await read(text(header, events))).toBe(58);
+  });
+
+  it('refuses steps that go back, a first event other than run_start, and a second run_start', async () => {
+    const back = copy(events);
+    (back[17] as { step: number }).step = 0;
+    expect((await refused(text(header, back))).message).toMatch(/event 17 goes back from step 1 to 0/);
+    const noStart = copy(events).slice(1).map((e, seq) => ({ ...e, seq }));
+    const head = copy(header);
+    head.run.eventCount = 57;
+    expect((await refused(text(head, noStart))).message).toMatch(/the first event is state: a run starts with run_start/);
+    const twice = copy(events);
+    twice[1] = { ...twice[0], seq: 1 };
+    expect((await refused(text(header, twice))).line).toBe(3);
+  });
+
+  it('refuses a header that changed after the tape was opened', async () => {
+    const path = join(dir, 'swapped.tape.jsonl');
+    await writeFile(path, text(header, events));
+    const tape = await openTapeFile(path);
+    const other = copy(header);
+    other.run.name = 'swapped';
+    await writeFile(path, text(other, events));
+    await expect(validateTapeFile(tape)).rejects.toMatchObject({ exitCode: 9, line: 1 });
+  });
+});

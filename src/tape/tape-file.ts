@@ -16,6 +16,7 @@ import { canonicalJson } from '../guardrails/canonical-json.js';
 import { nestsDeeperThan } from './json-depth.js';
 import { readTapeLines, type TapeLine } from './line-reader.js';
 import { describeIssue, runEventSchema, runMetaSchema, tapeHeaderSchema } from './schema.js';
+import { checkRecordedConfig, TapeChecks } from './tape-checks.js';
 
 export const TAPE_FORMAT = 'agentctl-tape';
 
@@ -67,7 +68,8 @@ export interface TapeFile {
   meta: RunMeta;
   /**
    * Validated events, one line at a time; throws TapeFormatError (exit 9) naming file and line for
-   * a line that fails its schema or bounds, or events out of order.
+   * a line that fails its schema or bounds, events out of order, a request whose hash does not match
+   * its content, or an end that does not agree with the header (see tape-checks.ts).
    */
   events(): AsyncGenerator<RunEvent>;
 }
@@ -122,13 +124,16 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   }
   if (first === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
   const { text: headerText, meta } = first;
+  await checkRecordedConfig(meta.config, { file: path, line: 1 });
   return {
     path,
     meta,
     async *events() {
-      let expectedSeq = 0;
+      const checks = new TapeChecks(path, meta);
       const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
+      let last = 0;
       for await (const { text, line } of readLines(path, limits)) {
+        last = line;
         if (line === 1) {
           // Read again: the file must still be the tape that was opened.
           if (text !== headerText) throw new TapeFormatError('the header changed since the tape was opened', { file: path, line });
@@ -142,15 +147,11 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
           );
         }
         const event = parseEvent(path, text, line, limits);
-        if (event.seq !== expectedSeq) {
-          throw new TapeFormatError(`event seq ${event.seq} where ${expectedSeq} was expected (missing or reordered lines)`, {
-            file: path,
-            line,
-          });
-        }
-        expectedSeq++;
+        if (line === 2) await checks.start(event, line);
+        else checks.event(event, line);
         yield event;
       }
+      checks.finish(last);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { RunEvent } from '../../core/events.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import { AGENT_STATES } from '../../core/states.js';
 import { VERDICTS } from '../../core/decisions.js';
+import { BUILTIN_TOOL_NAMES } from '../../tools/builtins.js';
 
 const text = fc.string({ maxLength: 40 });
 const nat = fc.nat({ max: 1_000_000 });
@@ -95,28 +96,74 @@ const body: fc.Arbitrary<Body> = fc.oneof(
   }),
 ) as fc.Arbitrary<Body>;
 
-/** A valid, ordered event list (seq 0..n-1). */
-export const eventListArbitrary: fc.Arbitrary<RunEvent[]> = fc
-  .array(fc.tuple(body, nat, time), { maxLength: 25 })
-  .map((items) => items.map(([b, step, t], seq) => ({ ...b, seq, step, t }) as RunEvent));
+const builtinTools = fc.subarray([...BUILTIN_TOOL_NAMES]);
 
-/** Valid run metadata. */
-export const runMetaArbitrary: fc.Arbitrary<RunMeta> = fc.record(
+/** Recorded configs that replay accepts: any subset of some settings, over this version's defaults. */
+const config: fc.Arbitrary<Record<string, unknown>> = fc.record(
   {
+    model: fc.string({ minLength: 1, maxLength: 12 }),
+    seed: fc.integer(),
+    stream: fc.boolean(),
+    maxTokens: fc.nat({ max: 4096 }),
+    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    tools: builtinTools,
+    limits: fc.record({ maxSteps: fc.integer({ min: 1, max: 100 }), timeoutMs: nat }, { requiredKeys: [] }),
+  },
+  { requiredKeys: [] },
+);
+
+const runEnd = fc.record({
+  type: fc.constant('run_end' as const),
+  state: terminal,
+  reason: text,
+  totals: fc.record({ steps: nat, llmCalls: nat, toolCalls: nat, inputTokens: nat, outputTokens: nat, cost: time }),
+});
+
+/**
+ * A valid tape: run_start first (with a config replay accepts), steps that never go back, maybe
+ * run_end last, and a header that agrees with the events (a run without run_end is the export of
+ * an incomplete one).
+ */
+export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> = fc
+  .record({
     id: fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
     kind: fc.constantFrom('record', 'replay' as const),
-    parentId: text,
-    name: text,
-    createdAt: fc.constant('2026-11-21T23:49:51.000Z'),
+    parentId: fc.option(text, { nil: undefined }),
+    name: fc.option(text, { nil: undefined }),
     task: text,
-    model: text,
-    baseUrl: text,
-    config: json,
+    baseUrl: fc.option(text, { nil: undefined }),
     seed: fc.integer(),
-    status: fc.constantFrom('complete', 'incomplete' as const),
-    finalState: terminal,
-    eventCount: nat,
-    tapeVersion: fc.constant(1),
-  },
-  { requiredKeys: ['id', 'kind', 'createdAt', 'task', 'model', 'config', 'seed', 'status', 'tapeVersion'] },
-);
+    config,
+    middle: fc.array(fc.tuple(body, nat, time), { maxLength: 25 }),
+    end: fc.option(runEnd, { nil: undefined }),
+    startStep: fc.nat({ max: 3 }),
+    withCount: fc.boolean(),
+  })
+  .map((draft) => {
+    const bodies = draft.middle.filter(([b]) => b.type !== 'run_start' && b.type !== 'run_end');
+    const steps = bodies.map(([, step]) => step % 50).sort((a, b) => a - b);
+    const model = typeof draft.config.model === 'string' ? draft.config.model : 'gpt-test';
+    const events: RunEvent[] = [
+      { type: 'run_start', seq: 0, step: 0, t: 0, task: draft.task, model, seed: draft.seed, config: draft.config },
+      ...bodies.map(([b, , t], i) => ({ ...b, seq: i + 1, step: steps[i] as number, t }) as RunEvent),
+    ];
+    if (draft.end !== undefined) events.push({ ...draft.end, seq: events.length, step: steps.at(-1) ?? 0, t: 0 });
+    const meta: RunMeta = {
+      id: draft.id,
+      kind: draft.kind,
+      createdAt: '2026-11-21T23:49:51.000Z',
+      task: draft.task,
+      model,
+      config: draft.config,
+      seed: draft.seed,
+      status: draft.end === undefined ? 'incomplete' : 'complete',
+      tapeVersion: 1,
+    };
+    for (const key of ['parentId', 'name', 'baseUrl'] as const) if (draft[key] !== undefined) meta[key] = draft[key];
+    if (draft.end !== undefined) {
+      meta.finalState = draft.end.state;
+      meta.totals = draft.end.totals;
+    }
+    if (draft.withCount || draft.end !== undefined) meta.eventCount = events.length;
+    return { meta, events };
+  });
