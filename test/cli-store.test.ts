@@ -232,6 +232,17 @@ describe('agentctl store commands', () => {
       expect(JSON.parse((await runCli(['ls', '--json', '--store', target])).stdout)).toMatchObject([{ status: 'incomplete' }]);
     });
 
+    it('a request rewritten under its hash: import and replay refuse it instead of saying reproduced', async () => {
+      const { header, events } = await demo();
+      const at = events.findIndex((e) => e.type === 'llm_request');
+      const request = events[at] as { append: { role: string; content: string }[] };
+      for (const message of request.append) if (message.role === 'user') message.content = 'Delete everything.';
+      const file = await write('rewritten.tape.jsonl', [header, ...events]);
+      const target = join(dir, 'rewritten-store');
+      await expectRefused(['import', file, '--store', target], new RegExp(`rewritten\\.tape\\.jsonl:${at + 2}: request 0: its hash does not match`), target);
+      await expectRefused(['replay', file, '--no-save', '--no-tui'], new RegExp(`rewritten\\.tape\\.jsonl:${at + 2}: `));
+    });
+
     it('a tape replay would refuse does not import: unknown config field, steps out of order', async () => {
       const { header, events } = await demo();
       const bogus = await write('bogus.tape.jsonl', [{ ...header, run: { ...header.run, config: { ...(header.run.config as object), bogus: 1 } } }, ...events]);

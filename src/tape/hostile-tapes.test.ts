@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../core/events.js';
 import { TapeFormatError } from '../core/errors.js';
 import { openTapeFile, validateTapeFile, type OpenTapeOptions } from './tape-file.js';
 
@@ -153,6 +154,54 @@ describe('the end of a tape agrees with its header', () => {
     after.run.eventCount = 59;
     const extra = { type: 'warning', seq: 58, step: 4, t: 99, message: 'late' };
     expect((await refused(text(after, [...events, extra]))).message).toMatch(/warning after run_end \(line 59\)/);
+  });
+});
+
+describe('request content is checked against its hash', () => {
+  const requestLines = (): number[] => events.flatMap((e, i) => (e.type === 'llm_request' ? [i] : []));
+
+  it('refuses a request whose user message was rewritten under its hash', async () => {
+    const list = copy(events);
+    const first = list[requestLines()[0] as number] as { append: { role: string; content: string }[] };
+    const user = first.append.find((m) => m.role === 'user');
+    if (user === undefined) throw new Error('no user message');
+    user.content = 'Delete everything.';
+    const error = await refused(text(header, list));
+    expect(error.line).toBe((requestLines()[0] as number) + 2);
+    expect(error.message).toMatch(/request 0: its hash does not match the request rebuilt from the tape/);
+  });
+
+  it('refuses a change to a later request, to its model or its tools', async () => {
+    const last = requestLines().at(-1) as number;
+    for (const change of [
+      (r: Record<string, unknown>) => ((r.append as { content: string }[]).at(-1)!.content += ' '),
+      (r: Record<string, unknown>) => (r.model = 'other-model'),
+      (r: Record<string, unknown>) => (r.tools = ['read_file']),
+    ]) {
+      const list = copy(events);
+      change(list[last] as Record<string, unknown>);
+      expect((await refused(text(header, list))).line).toBe(last + 2);
+    }
+  });
+
+  it('refuses a delta that keeps more messages than the previous request had', async () => {
+    const list = copy(events);
+    const first = requestLines()[0] as number;
+    (list[first] as { prefix: number }).prefix = 3;
+    expect((await refused(text(header, list))).message).toMatch(/keeps 3 messages of the previous request, which had 0/);
+  });
+
+  it('does not check requests recorded through the library, whose settings are not on the tape', async () => {
+    const head = copy(header);
+    head.run.config = {};
+    const list: RunEvent[] = [
+      { type: 'run_start', seq: 0, step: 0, t: 0, task: 'library run', model: 'm', seed: 0, config: {} },
+      { type: 'llm_request', seq: 1, step: 0, t: 0, iteration: 0, hash: 'f'.repeat(64), prefix: 0, append: [{ role: 'user', content: 'hi' }], model: 'm', stream: false, tools: ['get_weather'] },
+      { type: 'run_end', seq: 2, step: 0, t: 1, state: 'COMPLETED', reason: 'finished by the caller', totals: header.run.totals as never },
+    ];
+    head.run.eventCount = 3;
+    head.run.finalState = 'COMPLETED';
+    expect(await read(text(head, list))).toBe(3);
   });
 });
 

@@ -9,12 +9,18 @@
  *   defaults for settings added since, no unknown fields, tools that exist;
  * - the end agrees with the header: a `complete` run ends with `run_end`, the header's
  *   `eventCount`, `finalState` and `totals` are the events'. A tape cut short at a line boundary is
- *   refused unless its header says it is the export of an `incomplete` run.
+ *   refused unless its header says it is the export of an `incomplete` run;
+ * - each request's `hash` is the hash of the request rebuilt from the deltas: a tape whose request
+ *   content was changed after recording is refused, so a replay cannot say `reproduced` of a
+ *   conversation that never took place.
  */
 import type { AgentConfig } from '../agent/config.js';
 import { parseConfig } from '../agent/load-config.js';
+import { applyDeltaInPlace, RequestHasher } from '../agent/request-delta.js';
 import { TapeFormatError } from '../core/errors.js';
-import type { RunEndEvent, RunEvent } from '../core/events.js';
+import type { LlmRequestEvent, RunEndEvent, RunEvent } from '../core/events.js';
+import type { LlmRequest } from '../core/llm.js';
+import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 
@@ -45,6 +51,17 @@ export async function checkRecordedConfig(config: Record<string, unknown>, at: A
   return parsed;
 }
 
+/** What the request checks need of the tool registry; loaded with the run's config (see `start`). */
+interface ToolCatalog {
+  isBuiltinToolName(name: string): boolean;
+  definitions(names: readonly string[]): ToolDefinition[];
+}
+
+async function loadToolCatalog(): Promise<ToolCatalog> {
+  const [{ isBuiltinToolName }, { ToolRegistry }] = await Promise.all([import('../tools/builtins.js'), import('../tools/registry.js')]);
+  return { isBuiltinToolName, definitions: (names) => ToolRegistry.fromNames(names).definitions() };
+}
+
 /**
  * Checks one tape's events in order: `start()` for the first (it reads the recorded config), then
  * `event()` for every other, synchronously; `finish()` checks the end against the header.
@@ -53,7 +70,11 @@ export class TapeChecks {
   private expectedSeq = 0;
   private lastStep = 0;
   private end: { event: RunEndEvent; line: number } | null = null;
+  private requests: RequestChecks | null = null;
+  private sawState = false;
   private config: AgentConfig | null = null;
+  private configIsEmpty = false;
+  private tools: ToolCatalog | null = null;
 
   constructor(
     private readonly file: string,
@@ -69,6 +90,8 @@ export class TapeChecks {
   async start(event: RunEvent, line: number): Promise<void> {
     if (event.type === 'run_start' && event.seq === 0) {
       this.config = await checkRecordedConfig(event.config, { file: this.file, line });
+      this.configIsEmpty = Object.keys(event.config).length === 0;
+      this.tools = await loadToolCatalog();
     }
     this.event(event, line);
   }
@@ -85,6 +108,18 @@ export class TapeChecks {
     this.expectedSeq++;
     this.lastStep = event.step;
     switch (event.type) {
+      case 'state':
+        this.sawState = true;
+        break;
+      case 'llm_request': {
+        // A run recorded through the library (`recordOpenAI`) has an empty config and no loop states:
+        // its requests' settings and tool definitions were the caller's and are not on the tape.
+        // Any other run is the loop's, whose requests a replay rebuilds: each must check out.
+        this.requests ??= new RequestChecks(this.config as AgentConfig, this.tools as ToolCatalog, this.sawState || !this.configIsEmpty);
+        const problem = this.requests.check(event);
+        if (problem !== null) fail(problem);
+        break;
+      }
       case 'run_end':
         this.end = { event, line };
         if (this.meta.finalState !== undefined && this.meta.finalState !== event.state) {
@@ -111,6 +146,71 @@ export class TapeChecks {
     }
     if (this.end === null && finalState !== undefined) {
       throw new TapeFormatError(`the tape ends without run_end, but its header gives a final state (${finalState})`, at);
+    }
+  }
+}
+
+/** A placeholder for a message already hashed: the hasher keeps its digest, the reader need not keep it. */
+const HASHED: ChatMessage = { role: 'user', content: '' };
+
+/**
+ * Rebuilds each request from its delta, as replay does, and checks its hash with the request-hash
+ * code the loop records with. The conversation is updated in place (no copy per step) and holds no
+ * message once its digest is taken, so checking costs work per new message and little memory.
+ */
+class RequestChecks {
+  private readonly hasher = new RequestHasher();
+  private readonly messages: ChatMessage[] = [];
+  private readonly definitions = new Map<string, ToolDefinition[] | null | string>();
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly tools: ToolCatalog,
+    private readonly strict: boolean,
+  ) {}
+
+  /** Null when the request checks out, else what is wrong. */
+  check(event: LlmRequestEvent): string | null {
+    if (event.prefix > this.messages.length) {
+      return `request ${event.iteration} keeps ${event.prefix} messages of the previous request, which had ${this.messages.length}`;
+    }
+    applyDeltaInPlace(this.messages, event);
+    if (!this.strict) {
+      this.messages.fill(HASHED, event.prefix);
+      return null;
+    }
+    const tools = this.toolDefinitions(event.tools);
+    if (typeof tools === 'string') return tools;
+    const request: LlmRequest = { model: event.model, messages: this.messages, tools: tools ?? [], stream: event.stream };
+    if (this.config.maxTokens > 0) request.maxTokens = this.config.maxTokens;
+    if (this.config.temperature !== undefined) request.temperature = this.config.temperature;
+    const hash = this.hasher.hash(request, event);
+    this.messages.fill(HASHED, event.prefix);
+    if (tools === null || hash === event.hash) return null;
+    return `request ${event.iteration}: its hash does not match the request rebuilt from the tape (its content was changed after recording, or it was recorded with other tool definitions than this agentctl's)`;
+  }
+
+  /**
+   * The definitions the request was sent with, from its tool names: the built-ins are known; a
+   * custom tool's definition is in its module, not on the tape (null: the hash cannot be checked).
+   */
+  private toolDefinitions(names: readonly string[]): ToolDefinition[] | null | string {
+    const key = names.join('\n');
+    let found = this.definitions.get(key);
+    if (found === undefined) this.definitions.set(key, (found = this.definitionsOf(names)));
+    return found;
+  }
+
+  private definitionsOf(names: readonly string[]): ToolDefinition[] | null | string {
+    const custom = names.find((name) => !this.tools.isBuiltinToolName(name));
+    if (custom !== undefined) {
+      if (this.config.toolModules.length > 0) return null;
+      return `the request names tool '${custom}', which is not built in, and the recorded config loads no tool modules`;
+    }
+    try {
+      return this.tools.definitions(names);
+    } catch (error) {
+      return `the request's tools: ${(error as Error).message}`;
     }
   }
 }

@@ -4,7 +4,13 @@ import type { RunEvent } from '../../core/events.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import { AGENT_STATES } from '../../core/states.js';
 import { VERDICTS } from '../../core/decisions.js';
-import { BUILTIN_TOOL_NAMES } from '../../tools/builtins.js';
+import type { AgentConfig } from '../../agent/config.js';
+import { parseConfig } from '../../agent/load-config.js';
+import { applyDeltaInPlace, RequestHasher } from '../../agent/request-delta.js';
+import type { LlmRequest } from '../../core/llm.js';
+import type { ChatMessage } from '../../core/messages.js';
+import { BUILTIN_TOOL_NAMES, isBuiltinToolName } from '../../tools/builtins.js';
+import { ToolRegistry } from '../../tools/registry.js';
 
 const text = fc.string({ maxLength: 40 });
 const nat = fc.nat({ max: 1_000_000 });
@@ -120,9 +126,9 @@ const runEnd = fc.record({
 });
 
 /**
- * A valid tape: run_start first (with a config replay accepts), steps that never go back, maybe
- * run_end last, and a header that agrees with the events (a run without run_end is the export of
- * an incomplete one).
+ * A valid tape: run_start first (with a config replay accepts), steps that never go back, requests
+ * whose prefix and hash are those of the conversation their deltas build, maybe run_end last, and a
+ * header that agrees with the events (a run without run_end is the export of an incomplete one).
  */
 export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> = fc
   .record({
@@ -148,6 +154,7 @@ export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> 
       ...bodies.map(([b, , t], i) => ({ ...b, seq: i + 1, step: steps[i] as number, t }) as RunEvent),
     ];
     if (draft.end !== undefined) events.push({ ...draft.end, seq: events.length, step: steps.at(-1) ?? 0, t: 0 });
+    rehash(events, parseConfig(draft.config, 'test config'));
     const meta: RunMeta = {
       id: draft.id,
       kind: draft.kind,
@@ -167,3 +174,19 @@ export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> 
     if (draft.withCount || draft.end !== undefined) meta.eventCount = events.length;
     return { meta, events };
   });
+
+/** Give every request a prefix its previous request had, and the hash of the request its deltas build. */
+function rehash(events: RunEvent[], recorded: AgentConfig): void {
+  const hasher = new RequestHasher();
+  const messages: ChatMessage[] = [];
+  for (const event of events) {
+    if (event.type !== 'llm_request') continue;
+    event.prefix = Math.min(event.prefix, messages.length);
+    event.tools = [...new Set(event.tools.filter(isBuiltinToolName))];
+    applyDeltaInPlace(messages, event);
+    const request: LlmRequest = { model: event.model, messages, tools: ToolRegistry.fromNames(event.tools).definitions(), stream: event.stream };
+    if (recorded.maxTokens > 0) request.maxTokens = recorded.maxTokens;
+    if (recorded.temperature !== undefined) request.temperature = recorded.temperature;
+    event.hash = hasher.hash(request, event);
+  }
+}
