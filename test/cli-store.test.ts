@@ -1,7 +1,7 @@
 /** End-to-end: the real binary on a real store, for the store commands and their errors. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -260,6 +260,18 @@ describe('agentctl store commands', () => {
       expect(replay.code, replay.stderr).toBe(0);
       expect(replay.stdout).toMatch(/reproduced/);
     });
+  });
+
+  it('export removes the temporary file a killed export left beside its target', async () => {
+    const out = join(dir, 'exports');
+    await mkdir(out, { recursive: true });
+    const debris = join(out, '.old.tape.jsonl.2147483646.tmp');
+    await writeFile(debris, '{"format":"agentctl-tape"');
+    const yesterday = new Date(Date.now() - 24 * 3600 * 1000);
+    await utimes(debris, yesterday, yesterday);
+    const result = await runCli(['export', runId, '-o', join(out, 'new.tape.jsonl'), '--store', store]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readdir(out)).toEqual(['new.tape.jsonl']);
   });
 
   it('rm deletes a run', async () => {

@@ -3,7 +3,7 @@
  * exit 9 naming the file and line, quickly, and never with a stack. Built from the golden demo tape
  * (a real recording) so the tapes are otherwise exactly what agentctl writes.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import { TapeFormatError } from '../core/errors.js';
-import { openTapeFile, validateTapeFile, type OpenTapeOptions } from './tape-file.js';
+import { openTapeFile, removeStaleTempFiles, validateTapeFile, writeTapeFile, type OpenTapeOptions } from './tape-file.js';
 
 const DEMO = fileURLToPath(new URL('../../tapes/demo-loop.tape.jsonl', import.meta.url));
 
@@ -250,5 +250,34 @@ describe('a tape that reads must replay: config and order', () => {
     other.run.name = 'swapped';
     await writeFile(path, text(other, events));
     await expect(validateTapeFile(tape)).rejects.toMatchObject({ exitCode: 9, line: 1 });
+  });
+});
+
+describe('temporary files of killed exports', () => {
+  it('are removed by the next export to the directory when their process is gone', async () => {
+    const out = await mkdtemp(join(dir, 'export-'));
+    const old = new Date(Date.now() - 24 * 3600 * 1000);
+    const names = {
+      dead: '.run.tape.jsonl.2147483646.tmp',
+      live: `.run.tape.jsonl.${process.ppid}.tmp`,
+      fresh: '.fresh.tape.jsonl.2147483645.tmp',
+      other: '.notes.txt.2147483646.tmp',
+    };
+    for (const name of Object.values(names)) await writeFile(join(out, name), 'partial');
+    for (const name of [names.dead, names.live, names.other]) await utimes(join(out, name), old, old);
+    const meta = { ...header.run, id: '01JD0000000000000000000001' } as never;
+    await writeTapeFile(join(out, 'next.tape.jsonl'), meta, (async function* () {
+      yield* events as unknown as RunEvent[];
+    })());
+    const exists = async (name: string): Promise<boolean> => stat(join(out, name)).then(() => true, () => false);
+    expect(await exists(names.dead)).toBe(false);
+    expect(await exists(names.live)).toBe(true);
+    expect(await exists(names.fresh)).toBe(true);
+    expect(await exists(names.other)).toBe(true);
+    expect(await exists('next.tape.jsonl')).toBe(true);
+  });
+
+  it('a missing directory is no error for the sweep', async () => {
+    await expect(removeStaleTempFiles(join(dir, 'nowhere'))).resolves.toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  * JSON (sorted keys), so export → import → export gives the same bytes.
  */
 import { createWriteStream } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -33,10 +33,13 @@ export async function* tapeLines(meta: RunMeta, events: AsyncIterable<RunEvent>)
 
 /**
  * Write a tape file atomically: into a temporary file beside the target, renamed into place only
- * when complete, so an interrupted export never leaves a half-written tape. `.gz` → gzip.
+ * when complete, so an interrupted export never leaves a half-written tape. `.gz` → gzip. The
+ * temporary files of exports that were killed before they could remove theirs are removed first.
  */
 export async function writeTapeFile(path: string, meta: RunMeta, events: AsyncIterable<RunEvent>): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const dir = dirname(path);
+  const temp = join(dir, tempName(basename(path), process.pid));
+  await removeStaleTempFiles(dir);
   const source = Readable.from(tapeLines(meta, events));
   try {
     if (path.endsWith('.gz')) await pipeline(source, createGzip(), createWriteStream(temp));
@@ -48,6 +51,51 @@ export async function writeTapeFile(path: string, meta: RunMeta, events: AsyncIt
     const reason = code === undefined ? undefined : WRITE_ERRORS[code];
     if (reason !== undefined) throw new UsageError(`cannot write ${path}: ${reason}`);
     throw error;
+  }
+}
+
+/** `.<name>.<pid>.tmp`: the temporary file of an export to `<name>` by process `pid`. */
+const tempName = (name: string, pid: number): string => `.${name}.${pid}.tmp`;
+const TEMP_NAME = /^\.(.+)\.([1-9][0-9]{0,9})\.tmp$/;
+/** A temporary file untouched this long, whose process is gone, is left by a killed export. */
+const STALE_TEMP_MS = 60_000;
+
+/**
+ * Remove the temporary files that killed exports left in `dir`: named for a tape file, written by a
+ * process that no longer exists, and not modified for STALE_TEMP_MS (a process of another pid
+ * namespace sharing the directory still writes to its file). Best effort: failures are ignored.
+ */
+export async function removeStaleTempFiles(dir: string, now = Date.now()): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    names.map(async (name) => {
+      const match = TEMP_NAME.exec(name);
+      if (match === null || !isTapePath(match[1] as string)) return;
+      const pid = Number(match[2]);
+      if (pid === process.pid || processExists(pid)) return;
+      const file = join(dir, name);
+      try {
+        const info = await lstat(file);
+        if (info.isFile() && now - info.mtimeMs >= STALE_TEMP_MS) await rm(file, { force: true });
+      } catch {
+        // Gone already, or not ours to remove.
+      }
+    }),
+  );
+}
+
+/** True unless the system says there is no process `pid` (a process of another user exists too). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code !== 'ESRCH';
   }
 }
 
