@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
+import type { RunMeta } from '../core/run-meta.js';
 import { NotFoundError, StoreLockedError, UsageError } from '../core/errors.js';
 import { TapeStore, type NewRun } from './tape-store.js';
 
@@ -150,6 +151,47 @@ function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
   it('refuses to create a run id that already exists', async () => {
     const run = await store.createRun(newRun());
     await expect(store.createRun(newRun({ id: run.id }))).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('an import that fails midway leaves no events behind, and can be done again', async () => {
+    const meta: RunMeta = {
+      id: '01JD0000000000000000000009', kind: 'record', createdAt: '2026-11-21T23:49:51.000Z', task: 't', model: 'm', config: {}, seed: 0,
+      status: 'incomplete', eventCount: 3000, tapeVersion: 1,
+    };
+    async function* events(fail: boolean): AsyncGenerator<RunEvent> {
+      for (let seq = 0; seq < 3000; seq++) yield warning(seq);
+      if (fail) throw new Error('bad line 3002');
+    }
+    await expect(store.putRun(meta, events(true))).rejects.toThrow('bad line 3002');
+    expect(await store.countEvents(meta.id)).toBe(0);
+    await expect(store.getRun(meta.id)).rejects.toBeInstanceOf(NotFoundError);
+    await store.putRun(meta, events(false));
+    expect(await store.countEvents(meta.id)).toBe(3000);
+    expect(await store.getRun(meta.id)).toEqual(meta);
+  });
+
+  it('sweeps the events of an import that never finished when it is next opened', async () => {
+    const meta: RunMeta = {
+      id: '01JD000000000000000000000A', kind: 'record', createdAt: '2026-11-21T23:49:51.000Z', task: 't', model: 'm', config: {}, seed: 0,
+      status: 'incomplete', tapeVersion: 1,
+    };
+    const other = await store.createRun(newRun());
+    await store.append(other.id, warning(0));
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    async function* stalls(): AsyncGenerator<RunEvent> {
+      for (let seq = 0; seq < 2500; seq++) yield warning(seq);
+      wrote();
+      await new Promise(() => undefined); // the importing process stops here for good
+    }
+    void store.putRun(meta, stalls());
+    await written;
+    while ((await store.countEvents(meta.id)) < 2500) await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.close();
+    store = await open(dir);
+    expect(await store.countEvents(meta.id)).toBe(0);
+    await expect(store.getRun(meta.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await store.countEvents(other.id)).toBe(1);
   });
 
   it('is locked against a second opener (exit 11)', async () => {

@@ -4,6 +4,8 @@
  * Two sublevels: `runs` (runId → RunMeta) and `events` (`runId!seq` → RunEvent, seq zero-padded so
  * keys sort in order). LevelDB allows one process at a time, which gives `incomplete` for free: a
  * run still marked `recording` that this process did not start was left by a process that died.
+ * A third, `imports`, marks runs whose import is under way; one left by a killed import is swept
+ * (its events deleted) when the store is next opened, so no events are ever left without a run.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -46,6 +48,8 @@ export class TapeStore {
   private readonly db: Db;
   private readonly runs: Sub;
   private readonly events: Sub;
+  /** Imports under way: run id → when it started. */
+  private readonly imports: Sub;
   /** Runs this process is recording right now; any other `recording` run is `incomplete`. */
   private readonly active = new Set<string>();
 
@@ -54,6 +58,7 @@ export class TapeStore {
     this.db = db;
     this.runs = db.sublevel<string, unknown>('runs', { valueEncoding: 'json' });
     this.events = db.sublevel<string, unknown>('events', { valueEncoding: 'json' });
+    this.imports = db.sublevel<string, unknown>('imports', { valueEncoding: 'json' });
   }
 
   /** True when a store has been created at `dir`. */
@@ -81,7 +86,14 @@ export class TapeStore {
         file: dir,
       });
     }
-    return new TapeStore(path, db);
+    const store = new TapeStore(path, db);
+    try {
+      await store.sweepImports();
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return store;
   }
 
   async close(): Promise<void> {
@@ -137,19 +149,50 @@ export class TapeStore {
     return finished;
   }
 
-  /** Store a complete run at once (import): meta last, so a crash never leaves a visible half run. */
+  /**
+   * Store a complete run at once (import). The events go in batches under an import marker; the meta
+   * and the marker's removal are one last write. A crash before it leaves no visible run, and the
+   * marker has its events deleted at the next open; a failure (a bad line) deletes them at once.
+   */
   async putRun(meta: RunMeta, events: AsyncIterable<RunEvent>): Promise<void> {
     if ((await this.runs.get(meta.id)) !== undefined) {
       throw new UsageError(`run ${meta.id} already exists in ${this.dir}`, { hint: `remove it first: agentctl rm ${meta.id}` });
     }
+    await this.db.batch([{ type: 'put', sublevel: this.imports, key: meta.id, value: { startedAt: new Date().toISOString() } }], { sync: true });
     const writer = this.writer(meta.id);
-    for await (const event of events) {
-      const written = writer.append(event);
-      // Back-pressure: never hold more than a few batches in memory.
-      if (writer.pending >= 1024) await written;
+    try {
+      for await (const event of events) {
+        const written = writer.append(event);
+        // Back-pressure: never hold more than a few batches in memory.
+        if (writer.pending >= 1024) await written;
+      }
+      await writer.close();
+      await this.db.batch(
+        [
+          { type: 'put', sublevel: this.runs, key: meta.id, value: meta },
+          { type: 'del', sublevel: this.imports, key: meta.id },
+        ],
+        { sync: true },
+      );
+    } catch (error) {
+      // Batches already handed to the writer land first; then they are deleted with the rest.
+      await writer.close().catch(() => undefined);
+      await this.discardImport(meta.id).catch(() => undefined);
+      throw error;
     }
-    await writer.close();
-    await this.putMeta(meta);
+  }
+
+  /** Delete what imports that never finished (their process was killed) left behind. */
+  private async sweepImports(): Promise<void> {
+    const unfinished: string[] = [];
+    for await (const key of this.imports.keys()) unfinished.push(key);
+    for (const runId of unfinished) await this.discardImport(runId);
+  }
+
+  private async discardImport(runId: string): Promise<void> {
+    // The meta and the marker's removal are written together, so a marked run has no meta; checked anyway.
+    if ((await this.runs.get(runId)) === undefined) await this.events.clear(runRange(runId));
+    await this.db.batch([{ type: 'del', sublevel: this.imports, key: runId }], { sync: true });
   }
 
   /** The meta of one run, by full id. Exit 10 when there is none. */
