@@ -1,6 +1,6 @@
 /**
  * The error family of agentctl. Every expected failure is an `AgentctlError` subclass with a fixed
- * exit code (DESIGN.md, "Exit codes"); the CLI's single top-level handler prints `message` (and
+ * exit code (README, "Exit codes"); the CLI's single top-level handler prints `message` (and
  * `hint`) on one line and exits with `exitCode`. Anything else is a bug: stack printed, exit 1.
  */
 export class AgentctlError extends Error {
@@ -21,20 +21,6 @@ export class AgentctlError extends Error {
 export class UsageError extends AgentctlError {
   constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
     super(message, 2, options);
-  }
-}
-
-/** A run that ended in ERROR (repetition, tool-failure halt, fatal provider error) (exit 3). */
-export class RunError extends AgentctlError {
-  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super(message, 3, options);
-  }
-}
-
-/** A replay diverged unexpectedly in strict mode, or a CI tape failed (exit 7). */
-export class DivergenceError extends AgentctlError {
-  constructor(message: string, options: { hint?: string } = {}) {
-    super(message, 7, options);
   }
 }
 
@@ -75,13 +61,6 @@ export class StoreLockedError extends AgentctlError {
     super(`the store ${dir} is in use by another agentctl process`, 11, {
       hint: 'wait for it to finish, or pass --store <dir> to use another store',
     });
-  }
-}
-
-/** The user cancelled (SIGINT) (exit 130). */
-export class CancelledError extends AgentctlError {
-  constructor(message = 'cancelled') {
-    super(message, 130);
   }
 }
 

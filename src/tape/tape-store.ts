@@ -1,5 +1,5 @@
 /**
- * TapeStore: runs and their events in LevelDB (the only importer of `level`, DESIGN.md fences).
+ * TapeStore: runs and their events in LevelDB (the only importer of `level`, README, "Development").
  *
  * Two sublevels: `runs` (runId → RunMeta) and `events` (`runId!seq` → RunEvent, seq zero-padded so
  * keys sort in order). LevelDB allows one process at a time, which gives `incomplete` for free: a
