@@ -2,7 +2,7 @@ import type { AssistantMessage, ChatMessage, ToolDefinition } from './messages.j
 
 /**
  * The one interface the agent loop knows for talking to a model. The OpenAI adapter, the recorder,
- * the tape LLM and the fallback all implement it (STYLE.md habit 2).
+ * the tape LLM and the fallback all implement it, so recording and replay wrap one interface.
  */
 export interface LlmClient {
   /**
