@@ -19,7 +19,7 @@ import { openTapeFile } from '../src/tape/tape-file.js';
 import { BIN, runCli } from './support/cli.js';
 import { startMockLlm, type MockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
-import { openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
+import { COLUMNS, openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEMO_TAPE = join(ROOT, 'tapes', 'demo-loop.tape.jsonl');
@@ -73,7 +73,16 @@ async function mockLlm(...args: Parameters<typeof startMockLlm>): Promise<MockLl
   return llm;
 }
 
-const command = (args: string[]): string => [BIN, ...args].map(sh).join(' ');
+/**
+ * The command line to type. Its length depends on where the project is checked out; a line that
+ * exactly fills the terminal's last column leaves the cursor in a pending wrap, and the next output
+ * line then reads as its continuation. A trailing shell comment keeps it off that edge.
+ */
+const command = (args: string[]): string => {
+  const line = [BIN, ...args].map(sh).join(' ');
+  const width = PROMPT.length + 1 + line.length;
+  return width % COLUMNS === 0 || width % COLUMNS === COLUMNS - 1 ? `${line} #.` : line;
+};
 
 /** The timeline rows on screen: step number, what the row says, and whether it has the ▶ marker. */
 interface Row {
