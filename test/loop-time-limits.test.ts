@@ -15,6 +15,7 @@ import { TapeStore } from '../src/tape/tape-store.js';
 import { runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
+import { behaviour } from './support/behaviour.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const noModel = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
@@ -76,19 +77,6 @@ async function storedEvents(store: string): Promise<RunEvent[]> {
   } finally {
     await db.close();
   }
-}
-
-/** Behaviour only: what the determinism contract says must be identical (not timing). */
-function behaviour(events: RunEvent[]): unknown[] {
-  return events
-    .filter((e) => e.type !== 'divergence')
-    .map((e) => {
-      const copy: Record<string, unknown> = { ...e };
-      delete copy['seq'];
-      delete copy['t'];
-      delete copy['durationMs'];
-      return copy;
-    });
 }
 
 /** Replays `run` and checks it ends as recorded: reproduced, same state, same events, same end time. */

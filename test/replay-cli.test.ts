@@ -14,6 +14,7 @@ import { TapeStore } from '../src/tape/tape-store.js';
 import { BIN, runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
+import { behaviour } from './support/behaviour.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const DEMO_TAPE = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
@@ -68,19 +69,6 @@ function summaryOf(result: CliResult): Record<string, unknown> {
 
 function eventsOf(result: CliResult): RunEvent[] {
   return result.stdout.trim().split('\n').slice(0, -1).map((line) => JSON.parse(line) as RunEvent);
-}
-
-/** Behaviour only: what the determinism contract says must be identical. */
-function behaviour(events: RunEvent[]): unknown[] {
-  return events
-    .filter((e) => e.type !== 'divergence')
-    .map((e) => {
-      const copy: Record<string, unknown> = { ...e };
-      delete copy['seq'];
-      delete copy['t'];
-      delete copy['durationMs'];
-      return copy;
-    });
 }
 
 async function storedEvents(store: string, ref: string): Promise<RunEvent[]> {
