@@ -59,19 +59,22 @@ function toolsJson(tools: readonly ToolDefinition[], redact: Redactor): string {
 
 /**
  * sha-256 of everything that decides the model's answer, from the digest of its messages: the
- * canonical JSON of `{maxTokens, messages, model, stream, temperature, tools}`, with `tools` (last
+ * canonical JSON of `{maxTokens, messages, model, stream, temperature, tools}` (plus `endpoint` and
+ * `params` for requests recorded at the transport), with `tools` (last
  * in key order) spliced in from the cache instead of being serialised again every step.
  */
 function finalHash(request: LlmRequest, messages: string, redact: Redactor): string {
-  const head = canonicalJson(
-    redact({
-      maxTokens: request.maxTokens ?? null,
-      messages,
-      model: request.model,
-      stream: request.stream,
-      temperature: request.temperature ?? null,
-    }),
-  );
+  const fields: Record<string, unknown> = {
+    maxTokens: request.maxTokens ?? null,
+    messages,
+    model: request.model,
+    stream: request.stream,
+    temperature: request.temperature ?? null,
+  };
+  // Only requests recorded at the transport have these: the loop's hashes stay as they were.
+  if (request.endpoint !== undefined && request.endpoint !== 'chat') fields.endpoint = request.endpoint;
+  if (request.params !== undefined && Object.keys(request.params).length > 0) fields.params = request.params;
+  const head = canonicalJson(redact(fields));
   return sha256(`${head.slice(0, -1)},"tools":${toolsJson(request.tools ?? NO_TOOLS, redact)}}`);
 }
 

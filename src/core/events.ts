@@ -56,6 +56,13 @@ export interface LlmRequestEvent extends EventBase {
   model: string;
   stream: boolean;
   tools: string[];
+  /** Recorded at the transport: which API the call went to. Absent: Chat Completions. */
+  endpoint?: ModelEndpoint;
+  /**
+   * Recorded at the transport: every other body field that affects the answer (`top_p`, `seed`,
+   * `tool_choice`, `response_format`, `stop`, `n`, …), part of the hash. Absent for the built-in loop.
+   */
+  params?: Record<string, unknown>;
 }
 
 export interface LlmChunkEvent extends EventBase {
@@ -63,6 +70,8 @@ export interface LlmChunkEvent extends EventBase {
   iteration: number;
   attempt: number;
   chunk: LlmChunk;
+  /** Recorded at the transport: the server-sent event(s) this chunk came from, verbatim (redacted). */
+  raw?: string;
 }
 
 export interface LlmErrorEvent extends EventBase {
@@ -76,6 +85,8 @@ export interface LlmErrorEvent extends EventBase {
   retryAfterMs?: number;
   /** Back-off before the next attempt; absent when the error is fatal or retries are used up. */
   retryInMs?: number;
+  /** Recorded at the transport: the error response as the server sent it. */
+  http?: HttpReply;
 }
 
 export interface LlmResponseEvent extends EventBase {
@@ -83,6 +94,32 @@ export interface LlmResponseEvent extends EventBase {
   iteration: number;
   attempt: number;
   response: LlmResponse;
+  durationMs: number;
+  /** Recorded at the transport: the reply as the server sent it (its body unless it streamed), served whole on replay. */
+  http?: HttpReply;
+}
+
+/** Which model API a transport-recorded call used. */
+export type ModelEndpoint = 'chat' | 'responses';
+
+/** An HTTP reply as recorded: status, the headers clients read, and the body (parsed JSON, or text). */
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/** Recorded at the transport: a call to an endpoint that is not a model call, kept as an opaque pair. */
+export interface HttpExchangeEvent extends EventBase {
+  type: 'http_exchange';
+  method: string;
+  /** The URL path after the client's base URL, with its query (e.g. `/models`, `/embeddings`). */
+  path: string;
+  /** The request body (parsed JSON, or text); absent when there was none. */
+  body?: unknown;
+  /** sha-256 of method, path and body: what a replay matches on. */
+  hash: string;
+  response: HttpReply;
   durationMs: number;
 }
 
@@ -178,6 +215,7 @@ export type RunEvent =
   | BudgetEvent
   | CheckpointEvent
   | WarningEvent
+  | HttpExchangeEvent
   | DivergenceEvent
   | RunEndEvent;
 

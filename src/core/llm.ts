@@ -30,6 +30,10 @@ export interface LlmRequest {
   stream: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** Requests recorded at the transport: the API they went to (absent: Chat Completions). */
+  endpoint?: 'chat' | 'responses';
+  /** Requests recorded at the transport: every other body field that affects the answer. */
+  params?: Record<string, unknown>;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'unknown';

@@ -6,6 +6,8 @@ export const TAPE_VERSION = 1;
 
 export type RunStatus = 'recording' | 'complete' | 'incomplete';
 export type RunKind = 'record' | 'replay';
+/** What recorded a run: `agentctl record`/`replay`, the library (a recording fetch), or `agentctl proxy`. */
+export type RunSource = 'cli' | 'library' | 'proxy';
 
 /** One `agentctl ci --update` of a tape. */
 export interface TapeUpdate {
@@ -19,6 +21,8 @@ export interface RunMeta {
   /** ULID: sortable by creation time. */
   id: string;
   kind: RunKind;
+  /** What recorded it; absent on tapes from before it was kept (they are all `cli`). */
+  source?: RunSource;
   /** For a replay: the run or tape it replayed. */
   parentId?: string;
   name?: string;

@@ -77,6 +77,12 @@ const totals = z.strictObject({
   cost: finiteNumber,
 });
 
+const httpReply = z.strictObject({
+  status: z.number().int().min(100).max(599),
+  headers: z.record(z.string(), z.string()),
+  body: z.unknown().optional(),
+});
+
 const base = { seq: nonNegInt, step: nonNegInt, t: finiteNumber };
 const counters = z.record(z.string(), finiteNumber);
 
@@ -95,8 +101,10 @@ export const runEventSchema = z.discriminatedUnion('type', [
     model: z.string(),
     stream: z.boolean(),
     tools: z.array(z.string()),
+    endpoint: z.enum(['chat', 'responses']).optional(),
+    params: jsonRecord.optional(),
   }),
-  z.strictObject({ ...base, type: z.literal('llm_chunk'), iteration: nonNegInt, attempt: nonNegInt, chunk: llmChunk }),
+  z.strictObject({ ...base, type: z.literal('llm_chunk'), iteration: nonNegInt, attempt: nonNegInt, chunk: llmChunk, raw: z.string().optional() }),
   z.strictObject({
     ...base,
     type: z.literal('llm_error'),
@@ -107,6 +115,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     message: z.string(),
     retryAfterMs: finiteNumber.optional(),
     retryInMs: finiteNumber.optional(),
+    http: httpReply.optional(),
   }),
   z.strictObject({
     ...base,
@@ -114,6 +123,17 @@ export const runEventSchema = z.discriminatedUnion('type', [
     iteration: nonNegInt,
     attempt: nonNegInt,
     response: llmResponse,
+    durationMs: finiteNumber,
+    http: httpReply.optional(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('http_exchange'),
+    method: z.string(),
+    path: z.string(),
+    body: z.unknown().optional(),
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+    response: httpReply,
     durationMs: finiteNumber,
   }),
   z.strictObject({ ...base, type: z.literal('tool_call'), callId: z.string(), tool: z.string(), arguments: z.string(), key: z.string() }),
@@ -165,6 +185,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
 export const runMetaSchema = z.strictObject({
   id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'expected a ULID'),
   kind: z.enum(['record', 'replay']),
+  source: z.enum(['cli', 'library', 'proxy']).optional(),
   parentId: z.string().optional(),
   name: z.string().optional(),
   createdAt: z.string(),

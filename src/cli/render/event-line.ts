@@ -19,7 +19,7 @@ export function eventLine(event: RunEvent): string | null {
         ? `${at} user: ${clip(event.content, 100)}`
         : `${at} (${event.internal}) ${clip(event.content, 100)}`;
     case 'llm_request':
-      return `${at} → ${event.model}: ${event.prefix + event.append.length} messages (+${event.append.length})${event.stream ? ', streaming' : ''}`;
+      return `${at} → ${event.model}${event.endpoint === 'responses' ? ' (responses)' : ''}: ${event.prefix + event.append.length} messages (+${event.append.length})${event.stream ? ', streaming' : ''}`;
     case 'llm_chunk':
       return event.chunk.finished && event.chunk.error !== undefined ? `${at} stream broke: ${event.chunk.error}` : null;
     case 'llm_error':
@@ -44,6 +44,8 @@ export function eventLine(event: RunEvent): string | null {
       return null;
     case 'warning':
       return `${at} warning: ${event.message}`;
+    case 'http_exchange':
+      return `${at} ${event.method} ${event.path} → ${event.response.status}`;
     case 'divergence':
       return `${at} ${event.expected ? 'expected ' : ''}divergence (${event.kind}): ${event.message}`;
     case 'run_end':

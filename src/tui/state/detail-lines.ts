@@ -126,6 +126,9 @@ function render(out: DetailWriter, event: RunEvent, chunks: number): void {
     case 'warning':
       out.line(`Warning: ${event.message}`, 'warn');
       return;
+    case 'http_exchange':
+      out.line(`HTTP ${event.method} ${event.path} → ${event.response.status}`, event.response.status < 400 ? 'dim' : 'error');
+      return;
     case 'divergence':
       divergenceLines(out, event);
       return;
