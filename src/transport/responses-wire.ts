@@ -1,0 +1,545 @@
+/**
+ * The OpenAI Responses API on the wire (`POST …/responses`), for recording and replaying at the
+ * transport: a request body as our `LlmRequest`, a `Response` object (whole, or as the server-sent
+ * events of a streamed one) as our `LlmResponse` and chunks, and back the other way, the `Response`
+ * body and event sequence the `openai` SDK (`responses.create`, `responses.stream`) and the Agents
+ * SDK's Responses model read.
+ *
+ * Our message shape is Chat Completions', so a request is folded into it much as sdk-request.ts folds
+ * chat messages: `instructions` becomes a leading system message, `developer` becomes `system`,
+ * content parts become text (a non-text part becomes a `[<type> <digest>]` placeholder),
+ * consecutive `function_call` items become one assistant message with tool calls and
+ * `function_call_output` items become tool messages. Input items our shape has no place for
+ * (`reasoning`, `web_search_call`, `item_reference`, …) become a user message holding a
+ * `[<type> <digest>]` placeholder, the digest taken over the whole item: the request still hashes
+ * differently when such an item differs, though its content is not readable in our messages.
+ * Non-function tools become a tool definition named by their type whose parameters are the tool
+ * itself, for the same reason.
+ *
+ * The `openai` package is imported only in src/llm, so the shapes read and written here are
+ * structural.
+ */
+import { createHash } from 'node:crypto';
+import type { FinishReason, LlmChunk, LlmRequest, LlmResponse, ToolCallDelta, Usage } from '../core/llm.js';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../core/messages.js';
+import { canonicalJson } from '../guardrails/canonical-json.js';
+import { paramsOf } from './chat-wire.js';
+import type { ModelWire, ReplyLabels, SseEvent, WireStream } from './wire.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Body fields that are part of `LlmRequest` itself, or that label, route or cache a call without
+ * changing its answer.
+ */
+const NOT_PARAMS = new Set([
+  'model', 'input', 'instructions', 'tools', 'stream', 'max_output_tokens', 'temperature',
+  'user', 'metadata', 'store', 'stream_options', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention',
+  'prompt_cache_options', 'safety_identifier', 'background',
+]);
+
+export const responsesWire: ModelWire = {
+  endpoint: 'responses',
+
+  request(body: Json): LlmRequest {
+    const { model, input } = body;
+    if (typeof model !== 'string' || (typeof input !== 'string' && !Array.isArray(input))) {
+      throw new TypeError('not a Responses API request (no model or input)');
+    }
+    const messages: ChatMessage[] = typeof body.instructions === 'string' ? [{ role: 'system', content: body.instructions }] : [];
+    messages.push(...(typeof input === 'string' ? [{ role: 'user' as const, content: input }] : inputMessages(input)));
+    const request: LlmRequest = { model, messages, stream: body.stream === true, endpoint: 'responses' };
+    if (Array.isArray(body.tools)) request.tools = body.tools.map(toolDefinition);
+    if (typeof body.max_output_tokens === 'number') request.maxTokens = body.max_output_tokens;
+    if (typeof body.temperature === 'number') request.temperature = body.temperature;
+    const params = paramsOf(body, NOT_PARAMS);
+    if (params !== undefined) request.params = params;
+    return request;
+  },
+
+  response(body: unknown): LlmResponse {
+    if (!isRecord(body) || !Array.isArray(body.output)) throw new TypeError('not a Responses API response (no output)');
+    return responseOf(body, body.output);
+  },
+
+  stream: () => new ResponsesStream(),
+
+  replyBody,
+
+  replyEvents: (response, labels, _request, chunks) => replyEvents(response, labels, chunks),
+};
+
+// ---- requests ----
+
+/** The input items as our messages, in order. */
+function inputMessages(items: readonly unknown[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const item of items) {
+    if (!isRecord(item)) {
+      out.push({ role: 'user', content: placeholder(typeof item, item) });
+      continue;
+    }
+    const type = itemType(item);
+    if (type === 'message') out.push(messageOf(item));
+    else if (type === 'function_call') addToolCall(out, toolCallOf(item));
+    else if (type === 'function_call_output') out.push({ role: 'tool', tool_call_id: text(item.call_id), content: partsText(item.output) });
+    else out.push({ role: 'user', content: placeholder(type, item) });
+  }
+  return out;
+}
+
+/** An item's type; the SDK lets a message (it has a role) and an item reference leave it out. */
+function itemType(item: Json): string {
+  if (typeof item.type === 'string') return item.type;
+  return typeof item.role === 'string' ? 'message' : 'item_reference';
+}
+
+function messageOf(item: Json): ChatMessage {
+  const content = partsText(item.content);
+  switch (item.role) {
+    case 'system':
+    case 'developer':
+      return { role: 'system', content };
+    case 'assistant':
+      return { role: 'assistant', content };
+    default:
+      return { role: 'user', content };
+  }
+}
+
+function toolCallOf(item: Json): ToolCall {
+  return { id: text(item.call_id), type: 'function', function: { name: text(item.name), arguments: text(item.arguments) } };
+}
+
+/** A call joins the assistant message right before it (its text, or the calls before it), else starts one. */
+function addToolCall(out: ChatMessage[], call: ToolCall): void {
+  const last = out.at(-1);
+  if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
+  else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+/** Content as text: a string as is; parts joined by newlines, non-text parts as placeholders. */
+function partsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return content === undefined || content === null ? '' : placeholder(typeof content, content);
+  return content.map(partText).join('\n');
+}
+
+function partText(part: unknown): string {
+  if (!isRecord(part)) return placeholder(typeof part, part);
+  if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string') return part.text;
+  if (part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
+  return placeholder(typeof part.type === 'string' ? part.type : 'part', part);
+}
+
+function toolDefinition(tool: unknown): ToolDefinition {
+  if (isRecord(tool) && tool.type === 'function' && typeof tool.name === 'string') {
+    const parameters = isRecord(tool.parameters) ? tool.parameters : {};
+    return { type: 'function', function: { name: tool.name, description: text(tool.description), parameters } };
+  }
+  const name = isRecord(tool) && typeof tool.type === 'string' ? tool.type : 'tool';
+  return { type: 'function', function: { name, description: '', parameters: isRecord(tool) ? tool : { value: tool } } };
+}
+
+/** `[<type> <digest>]`: a short SHA-256 of the value's canonical JSON, so different values read differently. */
+function placeholder(type: string, value: unknown): string {
+  const digest = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+  return `[${type} ${digest}]`;
+}
+
+// ---- responses ----
+
+/** Our response for a `Response` object (`output`: its output items, already checked to be an array). */
+function responseOf(body: Json, output: readonly unknown[]): LlmResponse {
+  const texts: string[] = [];
+  const calls: ToolCall[] = [];
+  for (const item of output) {
+    if (!isRecord(item)) continue;
+    if (item.type === 'message' && Array.isArray(item.content)) texts.push(...item.content.flatMap(outputText));
+    else if (item.type === 'function_call') calls.push(toolCallOf(item));
+  }
+  const response: LlmResponse = {
+    message: { role: 'assistant', content: texts.length > 0 ? texts.join('') : null },
+    finishReason: finishReasonOf(body, calls.length > 0),
+    usage: usageOf(body.usage),
+  };
+  if (calls.length > 0) response.message.tool_calls = calls;
+  if (typeof body.model === 'string' && body.model !== '') response.model = body.model;
+  return response;
+}
+
+/** The text of one output content part: `output_text` and `refusal` count. */
+function outputText(part: unknown): string[] {
+  if (!isRecord(part)) return [];
+  if (part.type === 'output_text' && typeof part.text === 'string') return [part.text];
+  if (part.type === 'refusal' && typeof part.refusal === 'string') return [part.refusal];
+  return [];
+}
+
+function finishReasonOf(body: Json, hasCalls: boolean): FinishReason {
+  if (hasCalls) return 'tool_calls';
+  if (body.status !== 'incomplete') return 'stop';
+  const reason = isRecord(body.incomplete_details) ? body.incomplete_details.reason : undefined;
+  if (reason === 'max_output_tokens') return 'length';
+  if (reason === 'content_filter') return 'content_filter';
+  return 'stop';
+}
+
+function usageOf(usage: unknown): Usage {
+  if (!isRecord(usage)) return { inputTokens: 0, outputTokens: 0 };
+  return {
+    inputTokens: typeof usage.input_tokens === 'number' ? usage.input_tokens : 0,
+    outputTokens: typeof usage.output_tokens === 'number' ? usage.output_tokens : 0,
+  };
+}
+
+// ---- streams ----
+
+interface PartialCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Reads one streamed reply. Chunks carry text deltas and function-call fragments, the call's index
+ * being its place among the response's function calls; the response itself is the one the final
+ * `response.completed` (`.incomplete`, `.failed`) event carries, or — when none arrived — what the
+ * deltas added up to.
+ */
+class ResponsesStream implements WireStream {
+  private nextIndex = 0;
+  private text: string | undefined;
+  private readonly calls: PartialCall[] = [];
+  /** Output index → index among the function calls. */
+  private readonly callIndex = new Map<number, number>();
+  private model: string | undefined;
+  private final: { body: Json; output: readonly unknown[] } | undefined;
+  private ended = false;
+  private finishSeen = false;
+  private terminated = false;
+
+  get done(): boolean {
+    return this.ended;
+  }
+
+  get hasFinishReason(): boolean {
+    return this.finishSeen;
+  }
+
+  add(event: SseEvent, offsetMs: number): LlmChunk | undefined {
+    const data = parseJson(event.data);
+    if (!isRecord(data)) return undefined;
+    const type = typeof data.type === 'string' ? data.type : event.event;
+    switch (type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        return this.textDelta(data.delta, offsetMs);
+      case 'response.output_item.added':
+        return this.itemAdded(data, offsetMs);
+      case 'response.function_call_arguments.delta':
+        return this.argumentsDelta(data, offsetMs);
+      case 'response.created':
+      case 'response.in_progress':
+        this.noteModel(data.response);
+        return undefined;
+      case 'response.completed':
+      case 'response.incomplete':
+        this.finishSeen = true;
+        this.end(data.response);
+        return undefined;
+      case 'response.failed':
+        this.end(data.response);
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  terminal(offsetMs: number, error?: string): LlmChunk {
+    if (this.terminated) throw new Error('ResponsesStream.terminal() called twice');
+    this.terminated = true;
+    const chunk: LlmChunk = { index: this.nextIndex++, offsetMs, finished: true };
+    if (this.finishSeen && this.final !== undefined) chunk.finishReason = responseOf(this.final.body, this.final.output).finishReason;
+    if (error !== undefined) chunk.error = error;
+    return chunk;
+  }
+
+  response(): LlmResponse {
+    if (this.final !== undefined) return responseOf(this.final.body, this.final.output);
+    const calls = this.calls.map((call, index): ToolCall => ({
+      id: call.id ?? `call_${index}`,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+    const response: LlmResponse = {
+      message: { role: 'assistant', content: this.text ?? null },
+      finishReason: calls.length > 0 ? 'tool_calls' : 'stop',
+      usage: { inputTokens: 0, outputTokens: 0 },
+    };
+    if (calls.length > 0) response.message.tool_calls = calls;
+    if (this.model !== undefined) response.model = this.model;
+    return response;
+  }
+
+  private textDelta(delta: unknown, offsetMs: number): LlmChunk | undefined {
+    if (typeof delta !== 'string' || delta === '') return undefined;
+    this.text = (this.text ?? '') + delta;
+    return this.chunk(offsetMs, { content: delta });
+  }
+
+  private itemAdded(data: Json, offsetMs: number): LlmChunk | undefined {
+    const item = data.item;
+    if (!isRecord(item) || item.type !== 'function_call' || typeof data.output_index !== 'number') return undefined;
+    const { index, call } = this.callAt(data.output_index);
+    const delta: ToolCallDelta = { index };
+    if (typeof item.call_id === 'string' && item.call_id !== '') {
+      call.id = item.call_id;
+      delta.id = item.call_id;
+    }
+    if (typeof item.name === 'string' && item.name !== '') {
+      call.name = item.name;
+      delta.name = item.name;
+    }
+    if (typeof item.arguments === 'string' && item.arguments !== '') {
+      call.arguments += item.arguments;
+      delta.arguments = item.arguments;
+    }
+    return this.chunk(offsetMs, { toolCalls: [delta] });
+  }
+
+  private argumentsDelta(data: Json, offsetMs: number): LlmChunk | undefined {
+    if (typeof data.delta !== 'string' || data.delta === '' || typeof data.output_index !== 'number') return undefined;
+    const { index, call } = this.callAt(data.output_index);
+    call.arguments += data.delta;
+    return this.chunk(offsetMs, { toolCalls: [{ index, arguments: data.delta }] });
+  }
+
+  /** The function call at an output index, counted in when first seen. */
+  private callAt(outputIndex: number): { index: number; call: PartialCall } {
+    const known = this.callIndex.get(outputIndex);
+    const index = known ?? this.calls.length;
+    let call = this.calls[index];
+    if (call === undefined) {
+      call = { id: undefined, name: '', arguments: '' };
+      this.calls.push(call);
+      this.callIndex.set(outputIndex, index);
+    }
+    return { index, call };
+  }
+
+  private noteModel(response: unknown): void {
+    if (isRecord(response) && typeof response.model === 'string' && response.model !== '') this.model = response.model;
+  }
+
+  private end(response: unknown): void {
+    this.ended = true;
+    if (isRecord(response) && Array.isArray(response.output)) this.final = { body: response, output: response.output };
+  }
+
+  private chunk(offsetMs: number, fields: Pick<LlmChunk, 'content' | 'toolCalls'>): LlmChunk {
+    return { index: this.nextIndex++, offsetMs, ...fields, finished: false };
+  }
+}
+
+// ---- replies ----
+
+/** The `Response` object fields this module writes (the SDK adds `output_text` itself). */
+interface ResponseBody {
+  id: string;
+  object: 'response';
+  created_at: number;
+  model: string;
+  status: 'completed' | 'incomplete' | 'in_progress';
+  error: null;
+  incomplete_details: { reason: 'max_output_tokens' | 'content_filter' } | null;
+  instructions: null;
+  metadata: Record<string, string>;
+  output: OutputItem[];
+  parallel_tool_calls: boolean;
+  temperature: number | null;
+  top_p: number | null;
+  tool_choice: 'auto';
+  tools: [];
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    total_tokens: number;
+    input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
+    output_tokens_details: { reasoning_tokens: number };
+  };
+}
+
+type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+interface OutputTextPart {
+  type: 'output_text';
+  text: string;
+  annotations: [];
+}
+
+interface MessageItem {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  status: ItemStatus;
+  content: OutputTextPart[];
+}
+
+interface FunctionCallItem {
+  id: string;
+  type: 'function_call';
+  status: ItemStatus;
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+type OutputItem = MessageItem | FunctionCallItem;
+
+function incompleteReason(reason: FinishReason): 'max_output_tokens' | 'content_filter' | undefined {
+  if (reason === 'length') return 'max_output_tokens';
+  if (reason === 'content_filter') return 'content_filter';
+  return undefined;
+}
+
+/** Item ids carry the response id's tail, so a replay labels them the same every time. */
+function itemId(prefix: 'msg' | 'fc', labels: ReplyLabels, n?: number): string {
+  const tail = labels.id.replace(/^resp_/, '');
+  return n === undefined ? `${prefix}_${tail}` : `${prefix}_${tail}_${n}`;
+}
+
+function messageItem(labels: ReplyLabels, text: string, status: ItemStatus): MessageItem {
+  return { id: itemId('msg', labels), type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+function callItem(labels: ReplyLabels, call: ToolCall, n: number): FunctionCallItem {
+  const { name, arguments: args } = call.function;
+  return { id: itemId('fc', labels, n), type: 'function_call', status: 'completed', call_id: call.id, name, arguments: args };
+}
+
+function replyBody(response: LlmResponse, labels: ReplyLabels): ResponseBody {
+  const reason = incompleteReason(response.finishReason);
+  const status = reason === undefined ? 'completed' : 'incomplete';
+  const { content, tool_calls: calls = [] } = response.message;
+  const output: OutputItem[] = content !== null && content !== '' ? [messageItem(labels, content, status)] : [];
+  output.push(...calls.map((call, n) => callItem(labels, call, n)));
+  const { inputTokens, outputTokens } = response.usage;
+  return {
+    ...replyShell(response, labels, status),
+    incomplete_details: reason === undefined ? null : { reason },
+    output,
+    usage: {
+      input_tokens: inputTokens,
+      output_tokens: outputTokens,
+      total_tokens: inputTokens + outputTokens,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}
+
+/** The fields every reply (and the `response.created` snapshot) shares, with no output yet. */
+function replyShell(response: LlmResponse, labels: ReplyLabels, status: ResponseBody['status']): ResponseBody {
+  return {
+    id: labels.id,
+    object: 'response',
+    created_at: labels.created,
+    model: response.model ?? labels.model,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    metadata: {},
+    output: [],
+    parallel_tool_calls: true,
+    temperature: null,
+    top_p: null,
+    tool_choice: 'auto',
+    tools: [],
+  };
+}
+
+/** The pieces a recorded stream was cut into, when they add up to `whole`; else `whole` in one piece. */
+function pieces(recorded: readonly string[] | undefined, whole: string): string[] {
+  if (recorded === undefined || recorded.length === 0 || recorded.join('') !== whole) return whole === '' ? [] : [whole];
+  return [...recorded];
+}
+
+function recordedText(chunks: readonly LlmChunk[] | undefined): string[] | undefined {
+  return chunks?.flatMap((chunk) => (!chunk.finished && chunk.content !== undefined && chunk.content !== '' ? [chunk.content] : []));
+}
+
+function recordedArguments(chunks: readonly LlmChunk[] | undefined, index: number): string[] | undefined {
+  return chunks?.flatMap((chunk) =>
+    chunk.finished ? [] : (chunk.toolCalls ?? []).flatMap((call) => (call.index === index && call.arguments !== undefined && call.arguments !== '' ? [call.arguments] : [])),
+  );
+}
+
+/** Numbers the events as they are added. */
+class EventList {
+  readonly events: SseEvent[] = [];
+
+  add(type: string, fields: Json): void {
+    const data = { type, sequence_number: this.events.length, ...fields };
+    this.events.push({ event: type, data: JSON.stringify(data) });
+  }
+}
+
+/**
+ * The events of a streamed reply, item by item: the message (when there is text) at output index 0,
+ * then one `function_call` item per call. A reply that stopped short (`length`, `content_filter`)
+ * ends with `response.incomplete`, as the API sends it; any other with `response.completed`.
+ */
+function replyEvents(response: LlmResponse, labels: ReplyLabels, chunks?: readonly LlmChunk[]): SseEvent[] {
+  const body = replyBody(response, labels);
+  const list = new EventList();
+  const shell = replyShell(response, labels, 'in_progress');
+  list.add('response.created', { response: shell });
+  list.add('response.in_progress', { response: shell });
+  let callIndex = 0;
+  body.output.forEach((item, outputIndex) => {
+    if (item.type === 'message') messageEvents(list, item, outputIndex, recordedText(chunks));
+    else callEvents(list, item, outputIndex, recordedArguments(chunks, callIndex++));
+  });
+  list.add(body.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: body });
+  return list.events;
+}
+
+function messageEvents(list: EventList, item: MessageItem, outputIndex: number, recorded: string[] | undefined): void {
+  const text = item.content[0]?.text ?? '';
+  const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+  list.add('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
+  list.add('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } });
+  for (const delta of pieces(recorded, text)) list.add('response.output_text.delta', { ...at, delta, logprobs: [] });
+  list.add('response.output_text.done', { ...at, text, logprobs: [] });
+  list.add('response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [] } });
+  list.add('response.output_item.done', { output_index: outputIndex, item });
+}
+
+function callEvents(list: EventList, item: FunctionCallItem, outputIndex: number, recorded: string[] | undefined): void {
+  const at = { item_id: item.id, output_index: outputIndex };
+  list.add('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
+  for (const delta of pieces(recorded, item.arguments)) list.add('response.function_call_arguments.delta', { ...at, delta });
+  list.add('response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments });
+  list.add('response.output_item.done', { output_index: outputIndex, item });
+}
+
+// ---- helpers ----
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A string field's value, or '' when it is not a string. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined; // not JSON: nothing the answer is made of
+  }
+}
