@@ -5,12 +5,17 @@
  */
 import { TapeStore, type OpenStoreOptions } from './tape/tape-store.js';
 
-// Recording and replaying any agent written on the openai SDK.
+// Recording and replaying any agent: a recording or replaying `fetch` for any client that takes
+// one, the `openai` SDK conveniences built on it, and tool functions recorded with them.
+export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './transport/library.js';
 export { recordOpenAI, replayOpenAI } from './llm/index.js';
-export type {
-  ChatCompletionsApi, ChatCompletionsClient, FinishOptions, OpenAIRecording, PatchResponse, RecordOpenAIOptions, ReplayedCall,
-  ReplayedOpenAI, ReplayOpenAIOptions, RequestDifference, RequestDivergence,
-} from './llm/index.js';
+export type { OpenAIRecording, RecordOpenAIOptions, ReplayedOpenAI, ReplayOpenAIOptions } from './llm/index.js';
+export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './transport/recorded-tool.js';
+export type { FetchLike } from './transport/recording-fetch.js';
+export type { FinishOptions } from './transport/recording-session.js';
+export type { ReplayState, ReplayedCall, RequestDivergence } from './replay/replay-engine.js';
+export type { RequestDifference } from './replay/request-difference.js';
+export type { PatchInput } from './replay/patches.js';
 
 // The built-in agent: run it, or drive its loop with your own model client and tools.
 export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from './agent/run-agent.js';

@@ -11,12 +11,11 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta, requestHash } from '../src/agent/request-delta.js';
 import { ManualClock } from '../src/core/clock.js';
-import { TapeExhaustedError } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
 import type { ChatMessage, ToolDefinition } from '../src/core/messages.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import { recordOpenAI, replayOpenAI } from '../src/llm/index.js';
-import type { ChatCompletionsClient, ReplayOpenAIOptions } from '../src/llm/index.js';
+import type { ReplayOpenAIOptions } from '../src/llm/index.js';
 import { runEventSchema } from '../src/tape/schema.js';
 import { writeTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
@@ -54,7 +53,7 @@ interface AgentOptions {
   afterCall?: (iteration: number) => Promise<void>;
 }
 
-async function runAgent(client: ChatCompletionsClient, options: AgentOptions): Promise<Turn[]> {
+async function runAgent(client: OpenAI, options: AgentOptions): Promise<Turn[]> {
   const secret = options.secret ?? 'none';
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: 'You are a careful agent.' },
@@ -83,7 +82,7 @@ async function runAgent(client: ChatCompletionsClient, options: AgentOptions): P
   return turns;
 }
 
-async function callOnce(client: ChatCompletionsClient, messages: ChatCompletionMessageParam[], stream: boolean): Promise<Turn> {
+async function callOnce(client: OpenAI, messages: ChatCompletionMessageParam[], stream: boolean): Promise<Turn> {
   if (!stream) {
     const completion = await client.chat.completions.create({ model: 'gpt-test', messages: [...messages], tools: TOOLS });
     const choice = completion.choices[0];
@@ -358,13 +357,18 @@ describe('recordOpenAI', () => {
     expect(events.filter((e) => e.type === 'llm_response')).toMatchObject([{ iteration: 0, attempt: 1 }]);
 
     // The replay serves the answer that was acted on; the cut attempt is not replayed.
-    const replayed = await replayOpenAI({ tape: { store: recordingStore, run: runId } });
-    expect(await runAgent(replayed, { stream: true })).toEqual(live);
-    expect(replayed.replay.divergences).toEqual([]);
+    // The replay fails the same way (the same events, then the break) and the retry gets the answer.
+    const replayed = await replayOpenAI({ tape: { store: recordingStore, run: runId }, client: { maxRetries: 0 } });
+    const failure = await runAgent(replayed, { stream: true }).catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/terminated/);
+    const again = await replayOpenAI({ tape: { store: recordingStore, run: runId }, client: { maxRetries: 0 } });
+    expect(await runAgent(again, { stream: true, retries: 1 })).toEqual(live);
+    expect(again.replay.divergences).toEqual([]);
   });
 
   it('records a stream the caller stops reading as what had arrived, still with one finished chunk', async () => {
-    const llm = await startMockLlm([{ content: 'one two three four' }]);
+    // The server sends three events, then nothing more: what the client has is all it will get.
+    const llm = await startMockLlm([{ content: 'one two three four', stallAfter: 3 }]);
     const store = await TapeStore.open(join(dir, 'abandon-store'));
     try {
       const real = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-other-key-0123456789', maxRetries: 0 });
@@ -380,7 +384,7 @@ describe('recordOpenAI', () => {
       for await (const event of store.readEvents(recording.runId)) events.push(event);
       for (const event of events) expect(runEventSchema.safeParse(event).error).toBeUndefined();
       const chunks = events.flatMap((e) => (e.type === 'llm_chunk' ? [e.chunk] : []));
-      expect(chunks.filter((c) => c.finished)).toMatchObject([{ error: 'the caller stopped reading the stream' }]);
+      expect(chunks.filter((c) => c.finished)).toMatchObject([{ error: 'the client stopped reading the stream' }]);
       expect(chunks.at(-1)?.finished).toBe(true);
       expect(events.filter((e) => e.type === 'warning')).toHaveLength(1);
       expect(events.filter((e) => e.type === 'llm_response')).toMatchObject([{ response: { message: { content: 'one two ' } } }]);
@@ -473,8 +477,10 @@ describe('replayOpenAI', () => {
     it.each(['plain', 'stream'] as const)('fallback error (%s): "tape exhausted at iteration 3"', async (mode) => {
       const client = await replayOpenAI(options(mode));
       const failure = await runAgent(client, { stream: mode === 'stream', secret: MARKER }).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(TapeExhaustedError);
-      expect((failure as Error).message).toBe('tape exhausted at iteration 3');
+      expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((failure as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('agentctl_tape_exhausted');
+      expect((failure as Error).message).toBe('400 agentctl replay: tape exhausted at iteration 3');
+      expect(client.replay.exhaustedAt).toBe(3);
       expect(client.replay.liveCalls).toBe(0);
     });
 
@@ -489,6 +495,12 @@ describe('replayOpenAI', () => {
         expect(client.replay.calls.map((c) => c.source)).toEqual(['tape', 'tape', 'patch', 'live']);
         expect(client.replay.divergences).toEqual([]);
         llm.assertConsumed();
+        // The replay is a run of its own in the tape's store, linked to it, with the live call on it.
+        const saved = await client.finish();
+        expect(saved).toMatchObject({ kind: 'replay', source: 'library', parentId: recorded[mode].meta.id, status: 'complete' });
+        const events = await storedEvents(saved?.id ?? '');
+        expect(events.filter((e) => e.type === 'llm_response').map((e) => e.type === 'llm_response' && e.response.message.content))
+          .toEqual(['Let me look at the files.', null, null, 'Live: c.txt says 43.']);
       } finally {
         await llm.close();
       }
@@ -496,7 +508,7 @@ describe('replayOpenAI', () => {
   });
 
   it('refuses a patch key that is not an iteration number', async () => {
-    await expect(replayOpenAI({ tape: { store: storeDir, run: recorded.plain.meta.id }, patches: { [-1]: 'x' } })).rejects.toThrow(/not an iteration/);
+    await expect(replayOpenAI({ tape: { store: storeDir, run: recorded.plain.meta.id }, patches: { [-1]: 'x' } })).rejects.toThrow(/not a call number/);
   });
 });
 

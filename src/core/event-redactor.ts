@@ -2,7 +2,8 @@
  * Redacts a stream of RunEvents for the tape and for every printed form of it. Most events are
  * redacted one by one; the chunks of a streamed answer are held until the stream's last chunk, then
  * redacted as one text and cut again at the same chunk boundaries — so a key split across two chunks
- * leaves no fragment in either. The user's own redaction patterns are not written to the tape (a
+ * leaves no fragment in either (a chunk's raw server-sent event, recorded at the transport, gets the
+ * same cut; when it cannot, the stream's raw events are dropped and a replay rebuilds them). The user's own redaction patterns are not written to the tape (a
  * pattern can be the very secret it hides): a recorded config keeps `redact: []`.
  */
 import type { LlmChunkEvent, RunEvent } from './events.js';
@@ -34,7 +35,13 @@ export class EventRedactor {
     const events = this.held;
     this.held = [];
     const chunks = recutChunks(events.map((e) => e.chunk), this.redact);
-    return events.map((event, i) => ({ ...event, chunk: chunks[i] as LlmChunk }));
+    const raws = recutRaws(events, chunks, this.redact);
+    return events.map((event, i) => {
+      const out: LlmChunkEvent = { ...event, chunk: chunks[i] as LlmChunk };
+      if (raws === null) delete out.raw;
+      else if (raws[i] !== undefined) out.raw = raws[i];
+      return out;
+    });
   }
 }
 
@@ -108,4 +115,32 @@ function cutSpans(text: string, from: number, to: number, spans: readonly Span[]
     at = Math.max(at, Math.min(end, to));
   }
   return out + text.slice(at, to);
+}
+
+/**
+ * The raw events of a stream's chunks, with the same cuts as their chunks: where redaction changed
+ * a chunk's text or a tool call's arguments, that piece (as it appears JSON-escaped in the event) is
+ * replaced by its redacted form, then the event text is redacted as a whole. Null when a changed
+ * piece cannot be found in its event: the raw events are then not kept at all.
+ */
+function recutRaws(events: readonly LlmChunkEvent[], chunks: readonly LlmChunk[], redact: Redactor): (string | undefined)[] | null {
+  const out: (string | undefined)[] = [];
+  for (const [i, event] of events.entries()) {
+    let raw = event.raw;
+    if (raw === undefined) {
+      out.push(undefined);
+      continue;
+    }
+    const after = chunks[i] as LlmChunk;
+    const pieces: [string | undefined, string | undefined][] = [[event.chunk.content, after.content]];
+    for (const call of event.chunk.toolCalls ?? []) pieces.push([call.arguments, after.toolCalls?.find((c) => c.index === call.index)?.arguments]);
+    for (const [before, now] of pieces) {
+      if (before === undefined || before === now) continue;
+      const from = JSON.stringify(before).slice(1, -1);
+      if (!raw.includes(from)) return null;
+      raw = raw.replace(from, () => JSON.stringify(now ?? '').slice(1, -1));
+    }
+    out.push(redact.text(raw));
+  }
+  return out;
 }

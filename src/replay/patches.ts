@@ -1,6 +1,6 @@
 /**
- * `--patch N=text` and `--patch N=@file.json`: what the model says at iteration N (0-based) instead
- * of what the tape recorded. A file holds a whole assistant message, tool calls included:
+ * Patches: what the model says at iteration N (0-based) instead of what the tape recorded — one
+ * shape for `--patch N=text` / `--patch N=@file.json` and the library's `patches` option. A file holds a whole assistant message, tool calls included:
  * `{"content": "…", "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}`
  * (the OpenAI shape `{"id", "type": "function", "function": {"name", "arguments": "…"}}` works too).
  */
@@ -47,10 +47,37 @@ function fromFile(path: string, iteration: number): AssistantMessage {
     const reason = (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new UsageError(`--patch ${iteration}=@${path}: ${reason}`);
   }
-  const parsed = messageSchema.safeParse(json);
+  return patchMessage(json, iteration, `--patch ${iteration}=@${path}`);
+}
+
+/** What a patch may be: the text the model says, or an assistant message (text and/or tool calls). */
+export type PatchInput =
+  | string
+  | {
+    role?: 'assistant';
+    content?: string | null;
+    /** `{name, arguments}` (arguments as an object or JSON text), or the OpenAI shape `{id, type, function: {name, arguments}}`. */
+    tool_calls?: Array<{ id?: string; name: string; arguments?: string | Record<string, unknown> } | { id?: string; type?: 'function'; function: { name: string; arguments?: string | Record<string, unknown> } }>;
+  };
+
+/** The library's `patches` option: the same shapes as `--patch`, keyed by call number. */
+export function patchesFromRecord(patches: Readonly<Record<number, PatchInput>>): Map<number, AssistantMessage> {
+  const out = new Map<number, AssistantMessage>();
+  for (const [key, value] of Object.entries(patches)) {
+    if (!/^\d+$/.test(key)) throw new UsageError(`patch key '${key}' is not a call number (0, 1, 2, …)`);
+    const iteration = Number(key);
+    out.set(iteration, patchMessage(value, iteration, `patch ${iteration}`));
+  }
+  return out;
+}
+
+/** One patch, validated: text, or an assistant message in either tool-call shape. */
+export function patchMessage(value: unknown, iteration: number, label: string): AssistantMessage {
+  if (typeof value === 'string') return { role: 'assistant', content: value };
+  const parsed = messageSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`--patch ${iteration}=@${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new UsageError(`${label}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
   const calls: ToolCall[] = (parsed.data.tool_calls ?? []).map((call, i) => {
     const fn = 'function' in call ? call.function : call;

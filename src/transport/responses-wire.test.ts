@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // The replies are checked against the real SDK, which only src/llm imports in the code itself.
-// eslint-disable-next-line no-restricted-imports
+
 import { OpenAI } from 'openai';
 import type { LlmChunk, LlmResponse } from '../core/llm.js';
 import { requestHash } from '../agent/request-delta.js';

@@ -1,0 +1,108 @@
+/**
+ * The model calls of a recorded run, as a replay serves them: per call (iteration) the request it
+ * sent — rebuilt from the deltas, with its hash, endpoint and parameters — and every attempt, in
+ * order: its chunks (with the raw server-sent events when recorded at the transport), its warnings,
+ * and how it ended (a response, an error, or nothing when the recording stopped during it). Also
+ * the run's opaque HTTP exchanges and its tool outcomes (recordTool).
+ */
+import { applyDeltaInPlace } from '../agent/request-delta.js';
+import type { HttpExchangeEvent, LlmChunkEvent, LlmErrorEvent, LlmResponseEvent, RunEvent, ToolCallEvent, ToolResultEvent } from '../core/events.js';
+import type { ChatMessage } from '../core/messages.js';
+import type { RequestView } from './request-difference.js';
+
+export interface TapeAttempt {
+  attempt: number;
+  chunks: LlmChunkEvent[];
+  warnings: string[];
+  outcome: LlmResponseEvent | LlmErrorEvent | undefined;
+}
+
+export interface TapeCall {
+  iteration: number;
+  /** The request of its last attempt; undefined when the tape has none (an answer without a request). */
+  request: (RequestView & { hash: string }) | undefined;
+  attempts: TapeAttempt[];
+}
+
+export interface TapeToolOutcome {
+  call: ToolCallEvent;
+  result: ToolResultEvent | undefined;
+}
+
+export interface CallTape {
+  /** In the order their first request was recorded. */
+  calls: TapeCall[];
+  exchanges: HttpExchangeEvent[];
+  tools: TapeToolOutcome[];
+}
+
+/** Read a run's calls, exchanges and tool outcomes. Holds them in memory: a library or proxy session's tape. */
+export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<RunEvent>): Promise<CallTape> {
+  const byIteration = new Map<number, TapeCall>();
+  const calls: TapeCall[] = [];
+  const exchanges: HttpExchangeEvent[] = [];
+  const tools: TapeToolOutcome[] = [];
+  const toolsById = new Map<string, TapeToolOutcome>();
+  const sent: ChatMessage[] = [];
+  const call = (iteration: number): TapeCall => {
+    let found = byIteration.get(iteration);
+    if (found === undefined) {
+      found = { iteration, request: undefined, attempts: [] };
+      byIteration.set(iteration, found);
+      calls.push(found);
+    }
+    return found;
+  };
+  const attempt = (iteration: number, n: number): TapeAttempt => {
+    const { attempts } = call(iteration);
+    let found = attempts.find((a) => a.attempt === n);
+    if (found === undefined) {
+      found = { attempt: n, chunks: [], warnings: [], outcome: undefined };
+      attempts.push(found);
+    }
+    return found;
+  };
+  let lastStreaming: TapeAttempt | undefined;
+  for await (const event of events) {
+    switch (event.type) {
+      case 'llm_request': {
+        applyDeltaInPlace(sent, event);
+        const request: TapeCall['request'] = { hash: event.hash, model: event.model, messages: [...sent], stream: event.stream, tools: event.tools };
+        if (event.endpoint !== undefined) request.endpoint = event.endpoint;
+        if (event.params !== undefined) request.params = event.params;
+        call(event.iteration).request = request;
+        break;
+      }
+      case 'llm_chunk':
+        lastStreaming = attempt(event.iteration, event.attempt);
+        lastStreaming.chunks.push(event);
+        break;
+      case 'warning':
+        // A provider warning belongs to the stream it follows (a stream that closed without a finish reason).
+        if (lastStreaming !== undefined && lastStreaming.outcome === undefined) lastStreaming.warnings.push(event.message);
+        break;
+      case 'llm_error':
+      case 'llm_response':
+        attempt(event.iteration, event.attempt).outcome = event;
+        break;
+      case 'http_exchange':
+        exchanges.push(event);
+        break;
+      case 'tool_call': {
+        const outcome = { call: event, result: undefined };
+        tools.push(outcome);
+        toolsById.set(event.callId, outcome);
+        break;
+      }
+      case 'tool_result': {
+        const outcome = toolsById.get(event.callId);
+        if (outcome !== undefined) outcome.result = event;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (const c of calls) c.attempts.sort((a, b) => a.attempt - b.attempt);
+  return { calls, exchanges, tools };
+}

@@ -1,0 +1,93 @@
+/**
+ * recordTool: a library agent's tool function, recorded and replayed with the policy of
+ * `agentctl replay`. While recording, each call is written as `tool_call` (its arguments, redacted,
+ * and their key) and `tool_result` (the value it returned, as JSON, or the error it threw). On
+ * replay, a call recorded with the same arguments (in order among equal ones) gets its recorded
+ * outcome and nothing runs; a call the tape does not have runs only when the tool is idempotent and
+ * not mutating, or when side effects are allowed — otherwise it throws ToolNotReplayedError.
+ */
+import { AgentctlError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import { canonicalJson } from '../guardrails/canonical-json.js';
+import { callKey } from '../guardrails/call-key.js';
+import type { TapeToolOutcome } from '../replay/call-tape.js';
+import type { RecordingSession } from './recording-session.js';
+
+/** What a tool does, as agentctl's replay policy needs to know it. */
+export interface ToolPolicy {
+  /** Calling it twice with the same arguments does no more than once. Default false. */
+  idempotent?: boolean;
+  /** It changes something outside the agent (files, messages, payments). Default true. */
+  mutating?: boolean;
+}
+
+/** Any async (or sync) function of JSON-able arguments. */
+export type ToolFunction = (...args: never[]) => unknown;
+
+/** A replayed call that the tape has no outcome for, of a tool that may not run again. */
+export class ToolNotReplayedError extends AgentctlError {
+  constructor(tool: string) {
+    super(
+      `agentctl replay: the tape has no outcome for this call of '${tool}', and it is not run again on replay (it is mutating or not idempotent; pass allowSideEffects to run it)`,
+      8,
+    );
+    this.name = 'ToolNotReplayedError';
+  }
+}
+
+/** The arguments as recorded: one argument as itself, several as an array. */
+function argumentsOf(args: readonly unknown[]): unknown {
+  return args.length === 1 ? args[0] : [...args];
+}
+
+function outputOf(value: unknown): string {
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+/** Wrap `fn` so its calls are recorded onto the session's run. */
+export function recordingTool<F extends ToolFunction>(session: RecordingSession, redact: Redactor, name: string, fn: F): F {
+  let count = 0;
+  const wrapped = async (...args: Parameters<F>): Promise<unknown> => {
+    const callId = `${name}:${count++}`;
+    const safe = redact(argumentsOf(args));
+    const step = session.currentStep;
+    await session.start({ model: 'unknown' });
+    await session.write({ type: 'tool_call', step, callId, tool: name, arguments: canonicalJson(safe ?? null), key: callKey(name, safe ?? null) });
+    const started = session.clock.now();
+    try {
+      const value = await fn(...args);
+      await session.write({ type: 'tool_result', step, callId, tool: name, status: 'ok', output: outputOf(value), durationMs: session.clock.now() - started });
+      return value;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await session.write({ type: 'tool_result', step, callId, tool: name, status: 'error', output: message, durationMs: session.clock.now() - started });
+      throw error;
+    }
+  };
+  return wrapped as unknown as F;
+}
+
+/** Wrap `fn` so a replay answers its calls from the tape (see the module comment). */
+export function replayingTool<F extends ToolFunction>(
+  outcomes: readonly TapeToolOutcome[],
+  used: Set<TapeToolOutcome>,
+  redact: Redactor,
+  name: string,
+  fn: F,
+  policy: ToolPolicy,
+  allowSideEffects: boolean,
+): F {
+  const wrapped = async (...args: Parameters<F>): Promise<unknown> => {
+    const key = callKey(name, redact(argumentsOf(args)) ?? null);
+    const recorded = outcomes.find((o) => !used.has(o) && o.call.tool === name && o.call.key === key && o.result !== undefined);
+    if (recorded?.result !== undefined) {
+      used.add(recorded);
+      if (recorded.result.status !== 'ok') throw new Error(recorded.result.output);
+      return JSON.parse(recorded.result.output) as unknown;
+    }
+    const safe = policy.idempotent === true && policy.mutating === false;
+    if (!safe && !allowSideEffects) throw new ToolNotReplayedError(name);
+    return fn(...args);
+  };
+  return wrapped as unknown as F;
+}

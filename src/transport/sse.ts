@@ -1,0 +1,58 @@
+/**
+ * Server-sent events, read incrementally and kept verbatim: each event comes with its raw text, so
+ * a recorded stream can be served back byte for byte (see recording-fetch.ts).
+ */
+import type { SseEvent } from './wire.js';
+
+export interface RawSseEvent extends SseEvent {
+  /** The event's text as it arrived, with the blank line that ended it. */
+  raw: string;
+}
+
+/** Splits a stream's text into events as it arrives. */
+export class SseReader {
+  private buffer = '';
+
+  /** Take more text; returns the events it completed. */
+  push(text: string): RawSseEvent[] {
+    this.buffer += text;
+    const out: RawSseEvent[] = [];
+    for (;;) {
+      const end = /\r\n\r\n|\n\n|\r\r/.exec(this.buffer);
+      if (end === null) break;
+      const raw = this.buffer.slice(0, end.index + end[0].length);
+      this.buffer = this.buffer.slice(raw.length);
+      out.push(parseEvent(raw));
+    }
+    return out;
+  }
+
+  /** What is left when the stream ends: an event without its closing blank line, or nothing. */
+  rest(): RawSseEvent | undefined {
+    const raw = this.buffer;
+    this.buffer = '';
+    return raw.trim() === '' ? (raw === '' ? undefined : { data: '', raw }) : parseEvent(raw);
+  }
+}
+
+function parseEvent(raw: string): RawSseEvent {
+  const data: string[] = [];
+  let name: string | undefined;
+  for (const line of raw.split(/\r\n|\n|\r/)) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') name = value;
+  }
+  const event: RawSseEvent = { data: data.join('\n'), raw };
+  if (name !== undefined) event.event = name;
+  return event;
+}
+
+/** Events as the text of a stream. */
+export function sseText(events: readonly SseEvent[]): string {
+  return events.map((e) => `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${e.data}\n\n`).join('');
+}
