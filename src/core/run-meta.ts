@@ -16,6 +16,21 @@ export interface TapeUpdate {
   note: string;
 }
 
+/**
+ * What recorded a run. Tapes from before `source` was kept: a run of the library has an empty config
+ * (the built-in loop always records its whole config).
+ */
+export function recordedBy(meta: Pick<RunMeta, 'source' | 'config'>): RunSource {
+  return meta.source ?? (Object.keys(meta.config).length === 0 ? 'library' : 'cli');
+}
+
+/** How to replay a run `agentctl replay` cannot: it was not the built-in loop that made it. */
+export function replayHint(meta: Pick<RunMeta, 'id' | 'name'>, source: RunSource): string {
+  const ref = meta.name ?? meta.id;
+  const proxy = `serve it to your agent with \`agentctl proxy --replay ${ref}\``;
+  return source === 'proxy' ? proxy : `replay it in your agent's code with replayOpenAI() or replay() from 'agentctl', or ${proxy}`;
+}
+
 /** What the store keeps about a run, besides its events. Never holds a key or a token. */
 export interface RunMeta {
   /** ULID: sortable by creation time. */

@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
+import { recordedBy, replayHint } from '../core/run-meta.js';
 import type { LlmClient, LlmRequest } from '../core/llm.js';
 import type { AssistantMessage } from '../core/messages.js';
 import { runRedactor } from '../core/redact.js';
@@ -89,6 +90,13 @@ export function replayConfig(source: TapeSource, options: Pick<ReplayOptions, 'c
 
 export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEvent, ReplayResult, void> {
   const { source } = options;
+  const by = recordedBy(source.meta);
+  if (by !== 'cli') {
+    // Its model calls came from an agent agentctl does not have; running the built-in loop on it would replay nothing of it.
+    throw new UsageError(`run ${source.meta.name ?? source.meta.id} was recorded by ${by === 'proxy' ? 'agentctl proxy' : 'the library'}, not by agentctl record`, {
+      hint: replayHint(source.meta, by),
+    });
+  }
   const config = replayConfig(source, options);
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';

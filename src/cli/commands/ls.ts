@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { TapeStore } from '../../tape/tape-store.js';
-import type { RunMeta } from '../../core/run-meta.js';
+import { recordedBy, type RunMeta } from '../../core/run-meta.js';
 import { clip, runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
@@ -30,7 +30,7 @@ export async function runLs(options: GlobalOptions): Promise<void> {
     rows.push([
       run.id,
       shortTime(run.createdAt),
-      run.kind,
+      recordedBy(run) === 'cli' ? run.kind : `${run.kind} (${recordedBy(run)})`,
       runOutcome(run),
       run.totals === undefined ? '-' : String(run.totals.steps),
       clip(run.name === undefined ? run.task : `[${run.name}] ${run.task}`, 60),

@@ -57,6 +57,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
         store,
         {
           kind: 'record',
+          source: 'cli',
           task: options.task,
           model: config.model,
           baseUrl: endpoint.recordable,

@@ -109,6 +109,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
             await openStore(),
             {
               kind: 'replay',
+              source: 'cli',
               parentId: source.meta.id,
               task: event.task,
               model: event.model,

@@ -1,4 +1,5 @@
 import type { RunEventType } from '../../core/events.js';
+import { recordedBy, type RunSource } from '../../core/run-meta.js';
 import { runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { withStore } from '../with-store.js';
@@ -22,6 +23,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
     const rows = [
       ['run', meta.id],
       ['kind', meta.parentId === undefined ? meta.kind : `${meta.kind} of ${meta.parentId}`],
+      ['recorded by', RECORDED_BY[recordedBy(meta)]],
       ...(meta.name === undefined ? [] : [['name', meta.name]]),
       ['created', shortTime(meta.createdAt)],
       ['outcome', runOutcome(meta)],
@@ -59,3 +61,9 @@ export function sandboxRows(config: Record<string, unknown>): string[][] {
   }
   return [];
 }
+
+const RECORDED_BY: Record<RunSource, string> = {
+  cli: 'agentctl (the built-in agent)',
+  library: 'the library (a recording fetch)',
+  proxy: 'agentctl proxy',
+};
