@@ -24,11 +24,16 @@ export class UsageError extends AgentctlError {
   }
 }
 
+/** What every replay says when the tape has no answer for a call: the built-in loop, the library, the proxy. */
+export function exhaustedMessage(iteration: number): string {
+  return `tape exhausted at iteration ${iteration}`;
+}
+
 /** The tape ran out and the fallback is `error` (exit 8). */
 export class TapeExhaustedError extends AgentctlError {
   readonly iteration: number;
   constructor(iteration: number) {
-    super(`tape exhausted at iteration ${iteration}`, 8, { hint: 'use --fallback live to continue against a real model' });
+    super(exhaustedMessage(iteration), 8, { hint: 'use --fallback live to continue against a real model' });
     this.iteration = iteration;
   }
 }

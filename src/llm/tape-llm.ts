@@ -1,14 +1,17 @@
 /**
- * The fake model of a replay: answers each request with what the tape recorded for that iteration
+ * The fake model of a replay of the built-in loop: answers each request with what the tape recorded for that iteration
  * — the same chunks, the same errors on the same attempts, the same response — so the loop takes
  * exactly the path it took when it was recorded. A patch replaces an iteration's answer (the tape
  * entry is still consumed, keeping later iterations aligned). Past the end of the tape it either
  * fails with "tape exhausted" or hands the request to a fallback client (`--fallback live`).
  */
-import type { RunEvent } from '../core/events.js';
+import { exhaustedMessage } from '../core/errors.js';
+import type { LlmChunkEvent, RunEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { LlmError } from '../core/llm-error.js';
 import type { AssistantMessage } from '../core/messages.js';
+import { attemptsOf, type TapeAttempt } from '../replay/call-tape.js';
+import { patchedResponse } from '../replay/replay-engine.js';
 
 export interface TapeLlmOptions {
   /** The recorded events of one iteration (step). */
@@ -44,36 +47,35 @@ export class TapeLlm implements LlmClient {
     const iteration = this.iteration;
     const attempt = this.attempt;
     const events = await this.options.recorded(iteration);
+    const attempts = attemptsOf(events);
     const patch = this.options.patches?.get(iteration);
     if (patch !== undefined && attempt === 0) {
-      const recorded = events.find((e) => e.type === 'llm_response');
+      const recorded = attempts.find((a) => a.outcome?.type === 'llm_response')?.outcome;
       const response = patchedResponse(patch, recorded?.type === 'llm_response' ? recorded.response : undefined);
       if (request.stream) for (const chunk of chunksOf(response)) call.onChunk?.(chunk);
       return this.answered(response);
     }
 
-    const outcome = events.find(
-      (e): e is Extract<RunEvent, { type: 'llm_response' | 'llm_error' }> =>
-        (e.type === 'llm_response' || e.type === 'llm_error') && e.attempt === attempt,
-    );
+    const current = attempts.find((a) => a.attempt === attempt);
+    const outcome = current?.outcome;
     if (outcome === undefined) {
       if (events.some((e) => e.type === 'state' && e.to === 'CANCELLED') && this.options.onCancelled !== undefined) {
         // The user stopped the recording while this call was under way: the same chunks, the same stop.
-        for (const event of events) if (event.type === 'llm_chunk' && event.attempt === attempt) call.onChunk?.(event.chunk);
+        for (const event of current?.chunks ?? []) call.onChunk?.(event.chunk);
         this.options.onCancelled(iteration);
         throw new Error(`cancelled during iteration ${iteration} in the recording`);
       }
       const timedOut = events.find((e) => e.type === 'state' && e.to === 'TIMED_OUT');
-      if (timedOut !== undefined && this.options.reach !== undefined) return this.cutAtDeadline(events, attempt, timedOut.t, request, call);
+      if (timedOut !== undefined && this.options.reach !== undefined) return this.cutAtDeadline(current?.chunks ?? [], timedOut.t, request, call);
       return this.beyondTape(iteration, request, call);
     }
 
     // Chunks and provider warnings of this attempt, in the order they were recorded.
     let previousOffset = 0;
-    for (const event of attemptWindow(events, outcome)) {
+    for (const event of (current as TapeAttempt).stream) {
       if (event.type === 'warning') {
         call.onWarning?.(event.message);
-      } else if (event.type === 'llm_chunk' && event.attempt === attempt) {
+      } else {
         if (this.options.pace !== undefined) await this.options.pace(event.chunk.offsetMs - previousOffset);
         previousOffset = event.chunk.offsetMs;
         call.onChunk?.(event.chunk);
@@ -97,16 +99,9 @@ export class TapeLlm implements LlmClient {
    * stop, the same abort from the replay's deadline. A replay whose limit does not fall there (a
    * what-if) needs an answer the tape does not have.
    */
-  private async cutAtDeadline(
-    events: readonly RunEvent[],
-    attempt: number,
-    stopAt: number,
-    request: LlmRequest,
-    call: LlmCallOptions,
-  ): Promise<LlmResponse> {
+  private async cutAtDeadline(chunks: readonly LlmChunkEvent[], stopAt: number, request: LlmRequest, call: LlmCallOptions): Promise<LlmResponse> {
     let previousOffset = 0;
-    for (const event of events) {
-      if (event.type !== 'llm_chunk' || event.attempt !== attempt) continue;
+    for (const event of chunks) {
       if (this.options.pace !== undefined) await this.options.pace(event.chunk.offsetMs - previousOffset);
       previousOffset = event.chunk.offsetMs;
       call.onChunk?.(event.chunk);
@@ -120,7 +115,7 @@ export class TapeLlm implements LlmClient {
   private async beyondTape(iteration: number, request: LlmRequest, call: LlmCallOptions): Promise<LlmResponse> {
     if (this.options.fallback === undefined) {
       this.options.onExhausted?.(iteration);
-      throw new LlmError({ kind: 'fatal', message: `tape exhausted at iteration ${iteration}` });
+      throw new LlmError({ kind: 'fatal', message: exhaustedMessage(iteration) });
     }
     this.options.onLive?.(iteration);
     // Retries of a live call are the provider runner's; only a success moves the tape on.
@@ -135,16 +130,6 @@ export class TapeLlm implements LlmClient {
   }
 }
 
-/** A patch as a full response: usage is the recorded one, so budgets stay comparable. */
-function patchedResponse(message: AssistantMessage, recorded: LlmResponse | undefined): LlmResponse {
-  const calls = message.tool_calls ?? [];
-  return {
-    message,
-    finishReason: calls.length > 0 ? 'tool_calls' : 'stop',
-    usage: recorded?.usage ?? { inputTokens: 0, outputTokens: 0 },
-  };
-}
-
 /** The stream a patched response is delivered as: one chunk with everything, then the finish. */
 function chunksOf(response: LlmResponse): LlmChunk[] {
   const body: LlmChunk = { index: 0, offsetMs: 0, finished: false };
@@ -154,16 +139,4 @@ function chunksOf(response: LlmResponse): LlmChunk[] {
     body.toolCalls = calls.map((c, index) => ({ index, id: c.id, name: c.function.name, arguments: c.function.arguments }));
   }
   return [body, { index: 1, offsetMs: 0, finishReason: response.finishReason, finished: true }];
-}
-
-/** The events between the previous attempt's outcome (or the request) and this attempt's outcome. */
-function attemptWindow(events: readonly RunEvent[], outcome: RunEvent): RunEvent[] {
-  const end = events.indexOf(outcome);
-  let start = end;
-  while (start > 0) {
-    const before = events[start - 1];
-    if (before === undefined || before.type === 'llm_request' || before.type === 'llm_error' || before.type === 'llm_response') break;
-    start--;
-  }
-  return events.slice(start, end);
 }

@@ -6,7 +6,9 @@
  * the run's opaque HTTP exchanges and its tool outcomes (recordTool).
  */
 import { applyDeltaInPlace } from '../agent/request-delta.js';
-import type { HttpExchangeEvent, LlmChunkEvent, LlmErrorEvent, LlmResponseEvent, RunEvent, ToolCallEvent, ToolResultEvent } from '../core/events.js';
+import type {
+  HttpExchangeEvent, LlmChunkEvent, LlmErrorEvent, LlmResponseEvent, RunEvent, ToolCallEvent, ToolResultEvent, WarningEvent,
+} from '../core/events.js';
 import type { ChatMessage } from '../core/messages.js';
 import type { RequestView } from './request-difference.js';
 
@@ -14,6 +16,8 @@ export interface TapeAttempt {
   attempt: number;
   chunks: LlmChunkEvent[];
   warnings: string[];
+  /** Its chunks and the provider's warnings about it, in recorded order (what a replay gives the caller before the outcome). */
+  stream: Array<LlmChunkEvent | WarningEvent>;
   outcome: LlmResponseEvent | LlmErrorEvent | undefined;
 }
 
@@ -57,7 +61,7 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
     const { attempts } = call(iteration);
     let found = attempts.find((a) => a.attempt === n);
     if (found === undefined) {
-      found = { attempt: n, chunks: [], warnings: [], outcome: undefined };
+      found = { attempt: n, chunks: [], warnings: [], stream: [], outcome: undefined };
       attempts.push(found);
     }
     return found;
@@ -76,10 +80,14 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
       case 'llm_chunk':
         lastStreaming = attempt(event.iteration, event.attempt);
         lastStreaming.chunks.push(event);
+        lastStreaming.stream.push(event);
         break;
       case 'warning':
         // A provider warning belongs to the stream it follows (a stream that closed without a finish reason).
-        if (lastStreaming !== undefined && lastStreaming.outcome === undefined) lastStreaming.warnings.push(event.message);
+        if (lastStreaming !== undefined && lastStreaming.outcome === undefined) {
+          lastStreaming.warnings.push(event.message);
+          lastStreaming.stream.push(event);
+        }
         break;
       case 'llm_error':
       case 'llm_response':
@@ -105,4 +113,47 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
   }
   for (const c of calls) c.attempts.sort((a, b) => a.attempt - b.attempt);
   return { calls, exchanges, tools };
+}
+
+/**
+ * The attempts of one call, from the events of its step as the built-in loop records them (one call
+ * at a time): each attempt's chunks, and what came between the previous outcome (or the request)
+ * and its own outcome — its chunks and the provider's warnings, in order.
+ */
+export function attemptsOf(events: readonly RunEvent[]): TapeAttempt[] {
+  const attempts = new Map<number, TapeAttempt>();
+  const get = (n: number): TapeAttempt => {
+    let found = attempts.get(n);
+    if (found === undefined) attempts.set(n, (found = { attempt: n, chunks: [], warnings: [], stream: [], outcome: undefined }));
+    return found;
+  };
+  let window: Array<LlmChunkEvent | WarningEvent> = [];
+  for (const event of events) {
+    switch (event.type) {
+      case 'llm_request':
+        window = [];
+        break;
+      case 'llm_chunk':
+        get(event.attempt).chunks.push(event);
+        window.push(event);
+        break;
+      case 'warning':
+        window.push(event);
+        break;
+      case 'llm_error':
+      case 'llm_response': {
+        const attempt = get(event.attempt);
+        attempt.outcome = event;
+        attempt.stream = window.filter((e) => e.type === 'warning' || e.attempt === event.attempt);
+        attempt.warnings = attempt.stream.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+        window = [];
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  // An attempt the recording stopped during keeps its chunks (a cancelled or timed-out call replays them).
+  for (const attempt of attempts.values()) if (attempt.outcome === undefined) attempt.stream = [...attempt.chunks];
+  return [...attempts.values()].sort((a, b) => a.attempt - b.attempt);
 }

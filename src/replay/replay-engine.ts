@@ -8,12 +8,14 @@
  * - **Attempts replayed.** A recorded call that failed before it succeeded fails the same way again;
  *   the client's retry (the same request) gets the next attempt.
  * - **A request that differs** is a divergence naming the first differing field. `strict` refuses
- *   it; otherwise it is served the next unserved call by position, and reported.
+ *   it (a caller with a live fallback sends it on live instead); otherwise it is served the next
+ *   unserved call by position, and reported.
  * - **Patches** replace the answer of call N (0-based, in the order calls arrive); the recorded call
  *   is still used up, so later calls stay aligned, and divergences after a patch are expected.
  * - **Past the tape** the call is exhausted: the caller fails it the same way everywhere, or sends
  *   it on live.
  */
+import { exhaustedMessage } from '../core/errors.js';
 import type { LlmResponse } from '../core/llm.js';
 import type { AssistantMessage } from '../core/messages.js';
 import type { RunMeta } from '../core/run-meta.js';
@@ -134,7 +136,7 @@ export class ReplayEngine {
     }
     if (nearest === undefined && patch === undefined) {
       this.exhaustedAt ??= iteration;
-      return { kind: 'exhausted', iteration, message: `tape exhausted at iteration ${iteration}` };
+      return { kind: 'exhausted', iteration, message: exhaustedMessage(iteration) };
     }
     this.started++;
     if (divergence !== undefined) this.divergences.push(divergence);
@@ -157,11 +159,18 @@ export class ReplayEngine {
     return this.serveAttempt(nearest as CallState);
   }
 
-  /** A call the caller sent on live (the tape was exhausted). */
-  wentLive(iteration: number): void {
+  /**
+   * A call the caller sent on live: the tape was exhausted, or (strict, with a live fallback) it has
+   * no match for the request — then `divergence` is the mismatch, reported like any other.
+   */
+  wentLive(iteration: number, divergence?: RequestDivergence): void {
     this.live++;
     this.started = Math.max(this.started, iteration + 1);
-    this.calls.push({ iteration, source: 'live', matched: null, resynced: false });
+    if (divergence !== undefined) {
+      this.divergences.push(divergence);
+      this.diverged = true;
+    }
+    this.calls.push({ iteration, source: 'live', matched: divergence === undefined ? null : false, resynced: false });
   }
 
   private serveAttempt(state: CallState): Served {
@@ -171,7 +180,7 @@ export class ReplayEngine {
       // The recording stopped during this attempt: there is no answer to give.
       const iteration = state.iteration as number;
       this.exhaustedAt ??= iteration;
-      return { kind: 'exhausted', iteration, message: `tape exhausted at iteration ${iteration}` };
+      return { kind: 'exhausted', iteration, message: exhaustedMessage(iteration) };
     }
     return { kind: 'tape', call: state.call, attempt, iteration: state.iteration as number };
   }

@@ -8,12 +8,15 @@
  *
  * What the tape cannot answer is an HTTP error of agentctl's own, which clients do not retry:
  * `agentctl_replay_mismatch` (strict replay; the body names the nearest recorded call and the first
- * differing field) or `agentctl_tape_exhausted` — unless a live fallback takes it.
+ * differing field) or `agentctl_tape_exhausted` — unless a live fallback takes it: with one, a strict
+ * replay sends a request that matches no recorded call on live too (record what is new, serve what
+ * is known), and a lenient one serves it by position until the tape runs out.
  */
 import type { HttpReply } from '../core/events.js';
 import type { LlmResponse } from '../core/llm.js';
 import type { Redactor } from '../core/redact.js';
 import type { CallTape } from '../replay/call-tape.js';
+import { exhaustedMessage } from '../core/errors.js';
 import { describeDivergence, type ReplayEngine } from '../replay/replay-engine.js';
 import { viewOf } from '../replay/request-difference.js';
 import { agentctlError, bodyText, exchangeHash, replyResponse } from './http-reply.js';
@@ -62,6 +65,11 @@ export function replayingFetch(options: ReplayingFetchOptions): FetchLike {
     });
     switch (served.kind) {
       case 'mismatch':
+        // Strict with a live fallback: what the tape has no match for goes live (the recorded calls stay for later requests).
+        if (options.live !== undefined) {
+          engine.wentLive(served.divergence.iteration, served.divergence);
+          return options.live(request);
+        }
         return agentctlError(400, 'agentctl_replay_mismatch', `agentctl replay (strict): ${describeDivergence(served.divergence)}`, {
           nearest: { iteration: served.divergence.recordedIteration, hash: served.divergence.recordedHash },
           difference: { path: served.divergence.path, recorded: served.divergence.recorded, replayed: served.divergence.replayed },
@@ -76,7 +84,7 @@ export function replayingFetch(options: ReplayingFetchOptions): FetchLike {
         return synthesized(model, served.response, labels(served.iteration), request.signal);
       case 'tape': {
         const { outcome, chunks } = served.attempt;
-        if (outcome === undefined) return agentctlError(400, 'agentctl_tape_exhausted', `agentctl replay: tape exhausted at iteration ${served.iteration}`);
+        if (outcome === undefined) return agentctlError(400, 'agentctl_tape_exhausted', `agentctl replay: ${exhaustedMessage(served.iteration)}`);
         if (outcome.type === 'llm_error') {
           if (outcome.http !== undefined) return replyResponse(withoutWaiting(outcome.http));
           // A stream that broke: the same events, then the same break.
