@@ -2,14 +2,17 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventInput } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
+import { recordOpenAI } from '../src/llm/index.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { writeTapeFile } from '../src/tape/tape-file.js';
 import { runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
-import { loadScenario } from './support/scenario.js';
+import { loadScenario, type Scenario, type ScenarioStep } from './support/scenario.js';
 
 let dir: string;
 let store: string;
@@ -192,6 +195,88 @@ describe('agentctl diff', () => {
     const other = await runCli(['diff', 'first', 'third', '--store', realStore, '--exit-code', '--json']);
     expect(other.code).toBe(7);
     expect(jsonLines(other.stdout).at(-1)).toMatchObject({ type: 'summary', identical: false, firstDifferenceStep: 0 });
+  });
+
+  it('two recordings whose provider made up other tool-call ids are identical: ids are compared by position', async () => {
+    const workspace = join(dir, 'ws-ids');
+    await mkdir(workspace, { recursive: true });
+    await writeFile(join(workspace, 'README.md'), '# demo\n');
+    const idStore = join(dir, 'id-store');
+    // duplicate-read: the skipped call's denial quotes the id of the first call, in its output and in the next request.
+    const scenario = loadScenario('duplicate-read');
+    const withIds = (prefix: string): Scenario => ({
+      ...scenario,
+      steps: scenario.steps.map((step, i) => ('tool_calls' in step && step.tool_calls !== undefined
+        ? { ...step, tool_calls: step.tool_calls.map((call, j) => ({ ...call, id: `${prefix}${i}x${j}` })) }
+        : step)),
+    });
+    for (const [prefix, name] of [['call_Rk2', 'ids-one'], ['call_zQ', 'ids-two']] as const) {
+      const llm = await startMockLlm(withIds(prefix));
+      try {
+        const result = await runCli(
+          ['record', '--task', 'look around', '--base-url', llm.baseURL, '--workspace', workspace, '--store', idStore, '--name', name, '--quiet'],
+          { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } },
+        );
+        expect(result.code).toBe(0);
+      } finally {
+        await llm.close();
+      }
+    }
+    const same = await runCli(['diff', 'ids-one', 'ids-two', '--store', idStore, '--exit-code', '--json']);
+    expect(same.stderr).toBe('');
+    expect(same.code).toBe(0);
+    const lines = jsonLines(same.stdout);
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', identical: true, differingSteps: 0 });
+    // The ids really differ on the two tapes.
+    expect(lines[0]).toMatchObject({ type: 'step', step: 0, a: { tools: [{ callId: 'call_Rk20x0' }] }, b: { tools: [{ callId: 'call_zQ0x0' }] } });
+  });
+
+  it('two recordings at the transport whose provider made up other ids and times are identical', async () => {
+    const libStore = join(dir, 'lib-store');
+    const tools: ChatCompletionTool[] = [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object' } } }];
+    /** A small agent on the SDK: read what the model asks for until it answers. */
+    const agent = async (client: OpenAI, stream: boolean): Promise<void> => {
+      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'read a and b' }];
+      for (let i = 0; i < 3; i++) {
+        const completion = stream
+          ? await client.chat.completions.stream({ model: 'm', messages, tools }).finalChatCompletion()
+          : await client.chat.completions.create({ model: 'm', messages, tools });
+        const message = completion.choices[0]!.message;
+        const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
+        messages.push({ role: 'assistant', content: message.content, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+        if (calls.length === 0) return;
+        for (const call of calls) messages.push({ role: 'tool', tool_call_id: call.id, content: `contents of ${call.function.arguments}` });
+      }
+    };
+    /** What the provider says, with ids and times of its own: whole replies carry them all, streams the tool-call ids. */
+    const steps = (tag: string, stream: boolean): ScenarioStep[] => {
+      const calls = [{ id: `call_${tag}a`, name: 'read_file', arguments: { path: 'a' } }, { id: `call_${tag}b`, name: 'read_file', arguments: { path: 'b' } }];
+      if (stream) return [{ tool_calls: calls }, { content: 'both read' }];
+      const body = (n: number, message: Record<string, unknown>, finish: string): Record<string, unknown> => ({
+        id: `chatcmpl-${tag}${n}`, object: 'chat.completion', created: 1_700_000_000 + tag.length * 7 + n, model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finish, logprobs: null }],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      });
+      const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+      return [{ body: body(0, { content: null, tool_calls: toolCalls }, 'tool_calls') }, { body: body(1, { content: 'both read' }, 'stop') }];
+    };
+    for (const stream of [false, true]) {
+      for (const tag of ['Xy7', 'q1']) {
+        const llm = await startMockLlm(steps(tag, stream));
+        try {
+          const recording = await recordOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: llm.baseURL }), { store: libStore, runName: `${stream ? 'stream' : 'whole'}-${tag}` });
+          await agent(recording.client, stream);
+          await recording.finish();
+        } finally {
+          await llm.close();
+        }
+      }
+      const name = stream ? 'stream' : 'whole';
+      const result = await runCli(['diff', `${name}-Xy7`, `${name}-q1`, '--store', libStore, '--exit-code']);
+      expect(result.stderr).toBe('');
+      expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^identical: 2 steps each/);
+      expect(result.code).toBe(0);
+    }
   });
 
   it('is described in --help, with --exit-code', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { requestHash } from '../agent/request-delta.js';
 import type { GuardrailEvent, RunEvent, RunEventInput } from '../core/events.js';
+import type { ChatMessage, ToolCall } from '../core/messages.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
 import type { ReplayState } from './replay-state.js';
 import { StepCursor } from './step-cursor.js';
@@ -271,5 +273,83 @@ describe('ReplayComparator', () => {
     expect(comparator.first).toBe(out[0]);
     // Off the tape from there, until the next request is the recorded one again.
     expect(kinds(out)).toEqual(['0:event', '1:resync']);
+  });
+});
+
+interface IdTapeOptions {
+  /** The results answer the calls the other way round (same outputs, in the same order). */
+  swap?: boolean;
+  /** Changes to step 0's first loop_guard decision. */
+  decision?: Partial<Decision>;
+  temperature?: number;
+}
+
+/** Step 0 reads two files (tool-call ids `ids`), step 1 answers; the requests are hashed for real. */
+function idTape(ids: [string, string], opts: IdTapeOptions = {}): RunEventInput[] {
+  const hash = (messages: ChatMessage[]): string => requestHash({ model: 'm', messages, stream: false, tools: [], temperature: opts.temperature ?? 0 });
+  const first: ChatMessage[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'read a and b' }];
+  const calls: ToolCall[] = ids.map((id, i) => ({ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: 'ab'[i] }) } }));
+  const answers = opts.swap === true ? [ids[1], ids[0]] : ids;
+  const results: ChatMessage[] = answers.map((id, i) => ({ role: 'tool', tool_call_id: id, content: 'AB'[i] ?? '' }));
+  const second: ChatMessage[] = [{ role: 'assistant', content: null, tool_calls: calls }, ...results];
+  const tools: RunEventInput[] = calls.flatMap((call, i): RunEventInput[] => [
+    { type: 'tool_call', step: 0, callId: call.id, tool: 'read_file', arguments: call.function.arguments, key: `k${i}` },
+    { ...loopGuard(0, i === 0 ? opts.decision : {}), callId: call.id, key: `k${i}` },
+    { type: 'tool_result', step: 0, callId: answers[i] ?? '', tool: 'read_file', status: 'ok', output: 'AB'[i] ?? '', durationMs: 3 },
+  ]);
+  return [
+    { type: 'llm_request', step: 0, iteration: 0, hash: hash(first), prefix: 0, append: first, model: 'm', stream: false, tools: ['read_file'] },
+    { type: 'llm_response', step: 0, iteration: 0, attempt: 0, durationMs: 5,
+      response: { message: { role: 'assistant', content: null, tool_calls: calls }, finishReason: 'tool_calls', usage: { inputTokens: 10, outputTokens: 2 } } },
+    ...tools,
+    { type: 'llm_request', step: 1, iteration: 1, hash: hash([...first, ...second]), prefix: 2, append: second, model: 'm', stream: false, tools: ['read_file'] },
+    ...answerStep(1).slice(1),
+  ];
+}
+
+describe('ReplayComparator: ids are compared by position, not text', () => {
+  const tapeIds: [string, string] = ['call_a1', 'call_b2'];
+  const newIds: [string, string] = ['call_Zq9', 'call_0xY'];
+
+  it('finds nothing when the replay differs from the tape only in its tool-call ids', async () => {
+    const { comparator, out } = await compare(idTape(tapeIds), idTape(newIds));
+    expect(out).toEqual([]);
+    expect(comparator.first).toBeNull();
+  });
+
+  it('a patched answer that is the recorded one with ids of its own is no divergence', async () => {
+    expect((await compare(idTape(tapeIds), idTape(['patch_0_0', 'patch_0_1']), { patched: [0] })).out).toEqual([]);
+  });
+
+  it('still reports a tool result that answers the other call, by the labels of the calls', async () => {
+    const { comparator, out } = await compare(idTape(tapeIds), idTape(newIds, { swap: true }));
+    expect(out[0]).toEqual({
+      type: 'divergence', step: 0, kind: 'tool_output', iteration: 0, expected: false,
+      message: 'tool_result differs at callId', detail: { path: 'callId', recorded: 'call#0.0', replayed: 'call#0.1' },
+    });
+    expect(comparator.first).toBe(out[0]);
+    // The conversation then differs beyond ids: no way back onto the tape.
+    expect(kinds(out)).toEqual(['0:tool_output']);
+  });
+
+  it('is back in sync when a request differs from the tape only in ids', async () => {
+    const recount: Partial<Decision> = { counters: { before: { attempts: 0 }, after: { attempts: 5 } } };
+    const { comparator, out } = await compare(idTape(tapeIds), idTape(newIds, { decision: recount }));
+    expect(kinds(out)).toEqual(['0:event', '1:resync']);
+    expect(comparator.backInSyncAt).toBe(1);
+  });
+
+  it('does not excuse a request hash that differs in what the tape does not show, ids or not', async () => {
+    // Step 0 has no ids yet: its hash differs only because the temperature does.
+    const { out } = await compare(idTape(tapeIds), idTape(newIds, { temperature: 1 }));
+    expect(out[0]).toMatchObject({ step: 0, kind: 'request', message: 'request 0 differs at request' });
+    // Step 1's conversation differs only in ids, but its settings were seen to differ: no resync.
+    expect(kinds(out)).toEqual(['0:request']);
+    // The limit: the settings are judged by the last requests with the tape's very conversation (step
+    // 0 here), so a change after them, in a request that differs in ids too, is not seen. The loop's
+    // settings are fixed for a run; a replay's differ from the tape's from its first request on.
+    const warmAtOne = idTape(newIds, { temperature: 1 }).slice(-5);
+    const { out: late } = await compare(idTape(tapeIds), [...idTape(newIds).slice(0, -5), ...warmAtOne]);
+    expect(kinds(late)).toEqual([]);
   });
 });

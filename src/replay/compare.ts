@@ -7,6 +7,15 @@
  * verdict or rule is reported as a `decision` divergence — the first one in place of the generic
  * event difference, later ones (after the replay has left the tape) as it keeps pairing each
  * replayed decision with the recorded one of the same step, gate, tool, call and key.
+ *
+ * Ids are compared by position, not text (id-labels.ts): the tape and the replay each label their
+ * own tool-call ids, and events are compared labelled. A replay takes its ids from the tape, so they
+ * agree as long as it follows it; a patched answer, say, brings ids of its own, which count as the
+ * recorded ones where they are used in the same places. A request whose conversation differs from
+ * the tape's only in ids has another hash whatever else it has: it matches when the labelled
+ * conversations do, its model, stream, tools, endpoint and params are the recorded ones, and every
+ * earlier request with the tape's very conversation had the tape's hash (so the settings the hash
+ * covers but the tape does not show — tool definitions, temperature, token limit — agree).
  */
 import type { DivergenceEvent, GuardrailEvent, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage } from '../core/messages.js';
@@ -14,9 +23,10 @@ import { canonicalJson } from '../guardrails/canonical-json.js';
 import { applyDeltaInPlace } from '../agent/request-delta.js';
 import { decisionChange, decisionMatchKey, indexDecisions } from './decision-change.js';
 import { firstDifference, type Difference } from './first-difference.js';
+import { HashedSettings, IdLabels } from './id-labels.js';
 import { sameJson } from './same-json.js';
 import type { ReplayState } from './replay-state.js';
-import type { StepCursor } from './step-cursor.js';
+import type { StepCursor, StepGroup } from './step-cursor.js';
 
 /** Timing and numbering: never part of what a replay must reproduce. */
 const TIMING = new Set(['seq', 't', 'durationMs']);
@@ -51,9 +61,20 @@ export class ReplayComparator {
   private inSync = true;
   private step = -1;
   private position = 0;
+  /** The conversation so far on each side, as written and with ids labelled. */
   private readonly recordedMessages: ChatMessage[] = [];
   private readonly replayedMessages: ChatMessage[] = [];
+  private readonly recordedLabelled: ChatMessage[] = [];
+  private readonly replayedLabelled: ChatMessage[] = [];
   private recordedRequestStep = -1;
+  /** The recorded request whose delta `recordedMessages` last took (labelled). */
+  private recordedRequest: LlmRequestEvent | null = null;
+  private readonly recordedLabels = new IdLabels();
+  private readonly replayedLabels = new IdLabels();
+  private readonly settings = new HashedSettings();
+  /** The tape's current step (the cursor's group), its events without divergences, as written and labelled. */
+  private recordedGroup: StepGroup | null = null;
+  private recorded: { raw: RunEvent[]; labelled: RunEvent[] } = { raw: [], labelled: [] };
   private exhaustionReported = false;
   /** Past the last event of an unfinished tape: nothing left to compare with. */
   private beyondTape = false;
@@ -77,8 +98,10 @@ export class ReplayComparator {
   constructor(private readonly options: CompareOptions) {}
 
   /** Check one replayed event; returns the divergence events to add to the replay's stream. */
-  async observe(event: RunEvent): Promise<DivergenceInput[]> {
-    if (event.type === 'divergence') return [];
+  async observe(replayed: RunEvent): Promise<DivergenceInput[]> {
+    if (replayed.type === 'divergence') return [];
+    // Every replayed event is labelled, in order, whether or not it is compared.
+    const event = this.replayedLabels.event(replayed);
     const out: DivergenceInput[] = [];
     if (event.step !== this.step) {
       if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
@@ -91,9 +114,10 @@ export class ReplayComparator {
     // Counted in sync too: the replay may leave the tape mid-step, and a decision after that point
     // pairs with the recorded one by how many of its kind came before it in the step.
     const nth = event.type === 'guardrail' ? this.countDecision(event) : -1;
-    if (event.type === 'llm_request') {
-      applyDeltaInPlace(this.replayedMessages, event);
-      this.trackRecordedRequest(recorded, event.step);
+    if (event.type === 'llm_request' && replayed.type === 'llm_request') {
+      applyDeltaInPlace(this.replayedMessages, replayed);
+      applyDeltaInPlace(this.replayedLabelled, event);
+      this.trackRecordedRequest(event.step);
     }
 
     const { exhaustedAt } = this.options.state;
@@ -112,7 +136,9 @@ export class ReplayComparator {
         this.compareDecision(out, event, nth, recorded);
         return out;
       }
-      const match = event.type === 'llm_request' ? recorded.findIndex((e) => e.type === 'llm_request' && e.hash === event.hash) : -1;
+      const match = event.type === 'llm_request'
+        ? recorded.findIndex((e) => e.type === 'llm_request' && (e.hash === event.hash || (e === this.recordedRequest && this.sameRequest(e, event))))
+        : -1;
       if (match >= 0) {
         this.inSync = true;
         this.position = match + 1;
@@ -134,7 +160,7 @@ export class ReplayComparator {
       return out;
     }
     if (expected.type === 'llm_request' && event.type === 'llm_request') {
-      if (expected.hash !== event.hash || expected.model !== event.model || expected.stream !== event.stream) {
+      if (!this.sameRequest(expected, event)) {
         const detail = this.requestDifference(expected, event);
         this.diverge(out, event, 'request', `request ${event.iteration} differs at ${detail.path}`, detail, expected);
       }
@@ -255,22 +281,62 @@ export class ReplayComparator {
     return false;
   }
 
+  /** The tape's events of `step` (divergences left out), ids labelled. */
   private async recordedEvents(step: number): Promise<RunEvent[]> {
+    return (await this.recordedStep(step)).labelled;
+  }
+
+  /** Each step of the tape is labelled once, when first asked for, in the order the replay reaches them. */
+  private async recordedStep(step: number): Promise<{ raw: RunEvent[]; labelled: RunEvent[] }> {
     const group = await this.options.cursor.group(step);
-    return group.events.filter((e) => e.type !== 'divergence');
+    if (group !== this.recordedGroup) {
+      this.recordedGroup = group;
+      const raw = group.events.filter((e) => e.type !== 'divergence');
+      this.recorded = { raw, labelled: raw.map((e) => this.recordedLabels.event(e)) };
+    }
+    return this.recorded;
   }
 
-  private trackRecordedRequest(recorded: readonly RunEvent[], step: number): void {
+  private trackRecordedRequest(step: number): void {
     if (this.recordedRequestStep === step) return;
-    const request = recorded.find((e): e is LlmRequestEvent => e.type === 'llm_request');
-    if (request === undefined) return;
+    const { raw, labelled } = this.recorded;
+    const index = raw.findIndex((e) => e.type === 'llm_request');
+    const request = raw[index];
+    const labelledRequest = labelled[index];
+    if (request?.type !== 'llm_request' || labelledRequest?.type !== 'llm_request') return;
     this.recordedRequestStep = step;
+    this.recordedRequest = labelledRequest;
     applyDeltaInPlace(this.recordedMessages, request);
+    applyDeltaInPlace(this.recordedLabelled, labelledRequest);
   }
 
+  /**
+   * Whether the replayed request is the recorded one: the same hash (and model and stream); or a
+   * conversation that differs from the tape's only in ids, with the same visible settings, and
+   * unseen settings that earlier requests showed to agree. Requests with the tape's very
+   * conversation are noted for that. Call with the request the conversations were last updated for.
+   */
+  private sameRequest(recorded: LlmRequestEvent, replayed: LlmRequestEvent): boolean {
+    if (recorded.model !== replayed.model || recorded.stream !== replayed.stream) return false;
+    if (recorded.hash === replayed.hash) {
+      this.settings.note(recorded, replayed);
+      return true;
+    }
+    if (sameConversation(this.recordedMessages, this.replayedMessages)) {
+      this.settings.note(recorded, replayed);
+      return false;
+    }
+    return sameConversation(this.recordedLabelled, this.replayedLabelled) && this.settings.agree(recorded, replayed);
+  }
+
+  /**
+   * Where two requests differ: the first differing message and field (ids labelled; none when the
+   * conversations are the same text), else model, stream, tools, else the hash.
+   */
   private requestDifference(recorded: LlmRequestEvent, replayed: LlmRequestEvent): Difference {
-    const a = this.recordedMessages;
-    const b = this.replayedMessages;
+    const sameText = sameConversation(this.recordedMessages, this.replayedMessages);
+    const a = sameText ? [] : this.recordedLabelled;
+    const b = sameText ? [] : this.replayedLabelled;
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       if (canonicalJson(a[i] ?? null) === canonicalJson(b[i] ?? null)) continue;
       return firstDifference(a[i] ?? null, b[i] ?? null, `messages[${i}]`) ?? { path: `messages[${i}]`, recorded: a[i], replayed: b[i] };
@@ -301,6 +367,12 @@ export class ReplayComparator {
     const ignored = this.ignored(event);
     return Object.fromEntries(Object.entries(event).filter(([key]) => !ignored.has(key)));
   }
+}
+
+function sameConversation(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && canonicalJson(a[i]) !== canonicalJson(b[i])) return false;
+  return true;
 }
 
 function describe(event: RunEvent): string {

@@ -21,6 +21,7 @@ export interface ModelTurn {
 }
 
 export interface ToolRun {
+  /** As the run recorded it (the comparison itself goes by position, not id text: id-labels.ts). */
   callId: string;
   tool: string;
   arguments: string;

@@ -2,13 +2,24 @@
  * Compares two runs step by step (`agentctl diff`): both event streams are read forward together,
  * one step at a time, so memory holds one step per side however long the runs are. A step is the
  * same when its events are equal in order, ignoring timing (`t`, `durationMs`, stream chunk
- * offsets) and numbering (`seq`). The divergence notes a replay adds about its own tape are not
- * behaviour and are left out. For a differing step, the first differing event and field is given,
- * side A vs side B (via firstDifference); a step only one run has differs too.
+ * offsets) and numbering (`seq`), with ids compared by position, not text (id-labels.ts: each run's
+ * tool-call ids become labels like `call#2.0`, so two recordings whose provider made up other ids
+ * compare equal). The divergence notes a replay adds about its own tape are not behaviour and are
+ * left out. For a differing step, the first differing event and field is given, side A vs side B
+ * (via firstDifference); a step only one run has differs too.
+ *
+ * A request's `hash` covers its whole conversation, ids included. When the two conversations so far
+ * are the same text, the hashes are compared as they are; when they differ only in ids, the labelled
+ * conversations are compared instead (a digest of each, kept per message), and the settings the
+ * hash covers but the tape does not show count as equal only if textually equal requests earlier
+ * in the runs had equal hashes (HashedSettings).
  */
-import type { RunEvent, RunEventType } from '../core/events.js';
+import { createHash } from 'node:crypto';
+import type { LlmRequestEvent, RunEvent, RunEventType } from '../core/events.js';
 import { TapeFormatError } from '../core/errors.js';
+import { canonicalJson } from '../guardrails/canonical-json.js';
 import { firstDifference } from './first-difference.js';
+import { HashedSettings, IdLabels } from './id-labels.js';
 import { summarizeStep, type StepSummary } from './run-diff-summary.js';
 
 /** Where a step first differs. */
@@ -58,6 +69,7 @@ export async function* diffRuns(a: AsyncIterable<RunEvent>, b: AsyncIterable<Run
   const left = stepGroups(a, 'A')[Symbol.asyncIterator]();
   const right = stepGroups(b, 'B')[Symbol.asyncIterator]();
   const totals: RunDiffSummary = { identical: true, firstDifferenceStep: null, stepsA: 0, stepsB: 0, differingSteps: 0, identicalSteps: 0 };
+  const comparison = new RunComparison();
   try {
     let nextA = await left.next();
     let nextB = await right.next();
@@ -67,7 +79,7 @@ export async function* diffRuns(a: AsyncIterable<RunEvent>, b: AsyncIterable<Run
       const step = Math.min(groupA?.step ?? Infinity, groupB?.step ?? Infinity);
       const eventsA = groupA?.step === step ? groupA.events : null;
       const eventsB = groupB?.step === step ? groupB.events : null;
-      const diff = diffStep(step, eventsA, eventsB);
+      const diff = comparison.step(step, eventsA, eventsB);
       if (diff.same) totals.identicalSteps++;
       else {
         totals.differingSteps++;
@@ -91,35 +103,121 @@ export async function* diffRuns(a: AsyncIterable<RunEvent>, b: AsyncIterable<Run
   return totals;
 }
 
-/** Compare one step; a null side has no such step. */
-export function diffStep(step: number, a: readonly RunEvent[] | null, b: readonly RunEvent[] | null): StepDiff {
-  const diff: StepDiff = { step, same: true, a: a === null ? null : summarizeStep(a), b: b === null ? null : summarizeStep(b) };
-  const difference = firstEventDifference(a ?? [], b ?? []);
-  if (difference !== null || a === null || b === null) {
-    diff.same = false;
-    diff.firstDifference = difference ?? { index: 0, typeA: null, typeB: null, path: '(event)', a: undefined, b: undefined };
-  }
-  return diff;
-}
+/**
+ * Two runs compared step by step, in order: what each run's ids are labelled, its conversation so
+ * far, and what the request hashes have shown about the settings the tape does not hold. Give it
+ * every step of both runs, in step order (a step only one run has included).
+ */
+export class RunComparison {
+  private readonly a = new RunSide();
+  private readonly b = new RunSide();
+  private readonly settings = new HashedSettings();
 
-/** The first event (by position in the step) whose behaviour differs, and its first differing field. */
-export function firstEventDifference(a: readonly RunEvent[], b: readonly RunEvent[]): EventDifference | null {
-  for (let index = 0; index < Math.max(a.length, b.length); index++) {
-    const eventA = a[index];
-    const eventB = b[index];
-    const typeA = eventA?.type ?? null;
-    const typeB = eventB?.type ?? null;
-    if (eventA === undefined || eventB === undefined) {
-      return { index, typeA, typeB, path: '(event)', a: eventA && normalize(eventA), b: eventB && normalize(eventB) };
+  /** Compare one step; a null side has no such step. */
+  step(step: number, a: readonly RunEvent[] | null, b: readonly RunEvent[] | null): StepDiff {
+    const diff: StepDiff = { step, same: true, a: a === null ? null : summarizeStep(a), b: b === null ? null : summarizeStep(b) };
+    const difference = this.firstEventDifference(a ?? [], b ?? []);
+    if (difference !== null || a === null || b === null) {
+      diff.same = false;
+      diff.firstDifference = difference ?? { index: 0, typeA: null, typeB: null, path: '(event)', a: undefined, b: undefined };
     }
-    if (typeA !== typeB) return { index, typeA, typeB, path: 'type', a: typeA, b: typeB };
-    const found = firstDifference(normalize(eventA), normalize(eventB));
-    if (found !== null) return { index, typeA, typeB, path: found.path, a: found.recorded, b: found.replayed };
+    return diff;
   }
-  return null;
+
+  /** The first event (by position in the step) whose behaviour differs, and its first differing field. */
+  firstEventDifference(a: readonly RunEvent[], b: readonly RunEvent[]): EventDifference | null {
+    // Every event is labelled (and every request's conversation followed) before any is compared,
+    // so a difference early in the step leaves the labels of the steps after it as they should be.
+    const left = a.map((event) => this.a.prepare(event));
+    const right = b.map((event) => this.b.prepare(event));
+    this.noteSettings(left, right);
+    for (let index = 0; index < Math.max(left.length, right.length); index++) {
+      const eventA = left[index];
+      const eventB = right[index];
+      const typeA = eventA?.type ?? null;
+      const typeB = eventB?.type ?? null;
+      if (eventA === undefined || eventB === undefined) {
+        return { index, typeA, typeB, path: '(event)', a: eventA?.normalized, b: eventB?.normalized };
+      }
+      if (typeA !== typeB) return { index, typeA, typeB, path: 'type', a: typeA, b: typeB };
+      const [x, y] = this.comparable(eventA, eventB);
+      const found = firstDifference(x, y);
+      if (found !== null) return { index, typeA, typeB, path: found.path, a: found.recorded, b: found.replayed };
+    }
+    return null;
+  }
+
+  /** Requests whose conversations so far are the same text show, by their hashes, whether the unseen settings agree. */
+  private noteSettings(a: readonly Prepared[], b: readonly Prepared[]): void {
+    const requestsA = a.filter((p) => p.request !== undefined);
+    const requestsB = b.filter((p) => p.request !== undefined);
+    for (let i = 0; i < Math.min(requestsA.length, requestsB.length); i++) {
+      const x = requestsA[i]?.request;
+      const y = requestsB[i]?.request;
+      if (x !== undefined && y !== undefined && x.text === y.text) this.settings.note(x.event, y.event);
+    }
+  }
+
+  /**
+   * The two normalized events to compare. A request keeps its hash when the conversations so far
+   * are the same text; when they differ only in ids (the labelled ones are the same) and the unseen
+   * settings agree, the hashes say nothing more and are left out.
+   */
+  private comparable(a: Prepared, b: Prepared): [Record<string, unknown>, Record<string, unknown>] {
+    const x = a.request;
+    const y = b.request;
+    if (x === undefined || y === undefined || x.text === y.text) return [a.normalized, b.normalized];
+    if (x.labelled !== y.labelled || !this.settings.agree(x.event, y.event)) return [a.normalized, b.normalized];
+    const { hash: _a, ...withoutA } = a.normalized;
+    const { hash: _b, ...withoutB } = b.normalized;
+    return [withoutA, withoutB];
+  }
 }
 
-/** What is compared: behaviour, not timing or numbering. */
+/** An event ready to compare: normalized, ids labelled; for a request, digests of its conversation so far. */
+interface Prepared {
+  type: RunEventType;
+  normalized: Record<string, unknown>;
+  request?: { event: LlmRequestEvent; text: string; labelled: string };
+}
+
+/** One run's side of a comparison: its id labels and its conversation (as message digests). */
+class RunSide {
+  readonly labels = new IdLabels();
+  /** Digest of the conversation up to each message, as written and as labelled (like the request hash's chain). */
+  private readonly text: string[] = [];
+  private readonly labelled: string[] = [];
+
+  prepare(event: RunEvent): Prepared {
+    const labelled = this.labels.event(event);
+    const prepared: Prepared = { type: event.type, normalized: normalize(labelled) };
+    if (event.type === 'llm_request' && labelled.type === 'llm_request') {
+      this.text.length = Math.min(this.text.length, event.prefix);
+      this.labelled.length = this.text.length;
+      event.append.forEach((message, i) => {
+        const digest = sha256(canonicalJson(message));
+        const other = labelled.append[i];
+        this.text.push(sha256(`${this.text.at(-1) ?? ''}:${digest}`));
+        const labelledDigest = other === undefined || other === message ? digest : sha256(canonicalJson(other));
+        this.labelled.push(sha256(`${this.labelled.at(-1) ?? ''}:${labelledDigest}`));
+      });
+      prepared.request = { event, text: this.text.at(-1) ?? '', labelled: this.labelled.at(-1) ?? '' };
+    }
+    return prepared;
+  }
+}
+
+/** Compare one step of two runs on its own (ids labelled within the step); a null side has no such step. */
+export function diffStep(step: number, a: readonly RunEvent[] | null, b: readonly RunEvent[] | null): StepDiff {
+  return new RunComparison().step(step, a, b);
+}
+
+/** The first event (by position in the step) whose behaviour differs, and its first differing field; ids labelled within the step. */
+export function firstEventDifference(a: readonly RunEvent[], b: readonly RunEvent[]): EventDifference | null {
+  return new RunComparison().firstEventDifference(a, b);
+}
+
+/** What is compared: behaviour, not timing or numbering (ids are labelled before, see RunComparison). */
 export function normalize(event: RunEvent): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...event };
   delete copy['seq'];
@@ -149,4 +247,8 @@ async function* stepGroups(events: AsyncIterable<RunEvent>, side: string): Async
     group = { step: event.step, events: [event] };
   }
   if (group !== null) yield group;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -3,7 +3,8 @@
  * forward together so memory stays at one step per side. Text: a step log with identical steps
  * collapsed and the first difference side by side; `--json`: one `step` object per step, then a
  * `summary`. A difference is a result, not a failure: exit 0 either way, unless `--exit-code`
- * asks for 7 when the runs differ (like `git diff --exit-code`).
+ * asks for 7 when the runs differ (like `git diff --exit-code`). Ids the provider made up are
+ * compared by position, not text (replay/id-labels.ts); the step summaries keep them as recorded.
  */
 import { openTapeSource } from '../../replay/tape-source.js';
 import { diffRuns, type RunDiffSummary } from '../../replay/run-diff.js';

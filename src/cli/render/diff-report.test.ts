@@ -51,6 +51,24 @@ describe('DiffTextReport', () => {
     ]);
   });
 
+  it('says what an id label is when the first difference shows one, and what a request hash covers', () => {
+    const lines = new DiffTextReport().step({
+      step: 0, same: false, a: side(), b: side(),
+      firstDifference: { index: 6, typeA: 'tool_result', typeB: 'tool_result', path: 'callId', a: 'call#0.0', b: 'call#0.1' },
+    });
+    expect(lines.slice(3)).toEqual([
+      '  first differing: event 6 (tool_result) at callId',
+      '    (ids are compared by position: call#S.N stands for the N-th new tool-call id of step S on that side, id#S.N for other ids)',
+      '    A: "call#0.0"',
+      '    B: "call#0.1"',
+    ]);
+    const hash = new DiffTextReport().step({
+      step: 2, same: false, a: side(), b: side(),
+      firstDifference: { index: 0, typeA: 'llm_request', typeB: 'llm_request', path: 'hash', a: 'x', b: 'y' },
+    });
+    expect(hash[4]).toBe('    (the hash covers the whole conversation so far and settings the tape does not show, such as tool definitions: an earlier step or one of those differs)');
+  });
+
   it('says identical, with the step count', () => {
     expect(summaryLine({ identical: true, firstDifferenceStep: null, stepsA: 4, stepsB: 4, differingSteps: 0, identicalSteps: 4 }))
       .toBe('identical: 4 steps each, every event the same (timing ignored)');

@@ -2,11 +2,14 @@
  * The text form of `agentctl diff`: a step log. Runs of identical steps collapse to one line
  * ("steps 0–2  =  identical"); a differing step shows what each side did, stacked (A lines, then B
  * lines); the first differing step also shows its first differing event and field side by side.
+ * Ids are compared by position (replay/id-labels.ts), so a differing id shows as its label
+ * (`call#2.0`), with a line saying what that is.
  */
 import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import type { DecisionSummary, StepSummary } from '../../replay/run-diff-summary.js';
 import type { EventDifference, RunDiffSummary, StepDiff } from '../../replay/run-diff.js';
+import { ID_LABEL_TEXT } from '../../replay/id-labels.js';
 import { clip, runOutcome } from '../format.js';
 
 /** Rules that only say "nothing to see here"; every other decision (blocks, skips, near-misses) is shown. */
@@ -121,7 +124,10 @@ function stateChain(states: StepSummary['states']): string {
 function differenceLines(difference: EventDifference): string[] {
   const lines = [`  first differing: ${where(difference)}`];
   if (difference.path === 'hash' && difference.typeA === 'llm_request') {
-    lines.push('    (the conversation before this request differs, see the earlier steps)');
+    lines.push('    (the hash covers the whole conversation so far and settings the tape does not show, such as tool definitions: an earlier step or one of those differs)');
+  }
+  if ([difference.a, difference.b].some((value) => ID_LABEL_TEXT.test(JSON.stringify(value) ?? ''))) {
+    lines.push('    (ids are compared by position: call#S.N stands for the N-th new tool-call id of step S on that side, id#S.N for other ids)');
   }
   lines.push(`    A: ${show(difference.a)}`, `    B: ${show(difference.b)}`);
   return lines;
