@@ -155,6 +155,23 @@ export function buildProgram(): Command {
       await runCiCommand(paths, options(command));
     });
 
+  program
+    .command('proxy')
+    .description('an OpenAI-compatible HTTP proxy: record an agent in any language through it, or serve it a recorded run (docs/proxy.md)')
+    .option('--record <name>', 'record every call onto a new run with this name (needs --upstream)')
+    .option('--replay <run>', 'serve this run (id, id prefix, name, or a .tape.jsonl[.gz] file), with no upstream')
+    .addOption(new Option('--mode <mode>', 'default: record with --record, replay with --replay').choices(['record', 'replay', 'replay-or-record', 'passthrough']))
+    .option('--upstream <url>', 'the OpenAI-compatible API to forward to, e.g. https://api.openai.com/v1')
+    .option('--port <n>', 'port to listen on (0: any free one)', '8377')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--api-key-env <name>', 'environment variable with the upstream API key (default: OPENAI_API_KEY)')
+    .option('--strict', 'replay: answer a request the tape has no match for with an HTTP 400 (the default)')
+    .option('--no-strict', 'replay: serve it the next recorded call instead, and report the divergence')
+    .action(async (_opts: unknown, command: Command) => {
+      const { runProxy } = await import('./commands/proxy.js');
+      await runProxy(options(command));
+    });
+
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run agentctl --help for usage)');
   return program;
 }

@@ -1,0 +1,232 @@
+/**
+ * `agentctl proxy`: an OpenAI-compatible HTTP proxy, so an agent in any language is recorded and
+ * replayed by pointing its base URL at it (docs/proxy.md). Modes: record (to --upstream, onto a new
+ * run), replay (a run or tape file, no upstream), replay-or-record (serve what matches, the rest
+ * upstream, all of it recorded as a new run), passthrough (forward only).
+ *
+ * Prints one line to standard error when it is listening (with --json also `{ url, port, mode,
+ * runId, tape }` on standard output), runs until SIGINT/SIGTERM, then stops accepting, lets the
+ * requests in flight finish (up to 5 s), ends the run (COMPLETED, 'proxy stopped') and prints a
+ * summary. Exit 0; 2 for a bad flag, a bad or unreachable upstream, or a port in use.
+ */
+import { connect } from 'node:net';
+import { UsageError } from '../../core/errors.js';
+import { parseUpstream } from '../../proxy/forward.js';
+import { openMode, PROXY_MODES, type ProxyMode, type ProxyModeName, type ProxySummary } from '../../proxy/modes.js';
+import { ProxyServer } from '../../proxy/server.js';
+import { isTapePath } from '../../tape/tape-file.js';
+import { note, out, type GlobalOptions } from '../io.js';
+import { storeDir } from '../store-dir.js';
+
+export interface ProxyCommandOptions extends GlobalOptions {
+  record?: string;
+  replay?: string;
+  mode?: ProxyModeName;
+  upstream?: string;
+  port: string;
+  host: string;
+  apiKeyEnv?: string;
+  strict?: boolean;
+}
+
+/** The port users point their agents at unless they pick one. */
+export const DEFAULT_PROXY_PORT = 8377;
+/** How long a stopping proxy waits for the requests in flight. */
+const GRACE_MS = 5_000;
+const DEFAULT_KEY_ENV = 'OPENAI_API_KEY';
+
+interface Checked {
+  mode: ProxyModeName;
+  upstream: URL | undefined;
+  port: number;
+  apiKey: string | undefined;
+  keyEnv: string;
+}
+
+export async function runProxy(options: ProxyCommandOptions): Promise<void> {
+  const checked = checkOptions(options, process.env);
+  const say = (line: string): void => {
+    if (!options.quiet) note(line);
+  };
+  if (checked.upstream !== undefined) {
+    await checkReachable(checked.upstream);
+    if (checked.apiKey === undefined) say(`agentctl proxy: $${checked.keyEnv} is not set; requests go upstream without an API key`);
+  }
+  const server = await ProxyServer.listen(options.host, checked.port);
+  const url = `http://${hostForUrl(options.host)}:${server.port}/v1`;
+  let mode: ProxyMode;
+  try {
+    mode = await openMode({
+      mode: checked.mode,
+      store: storeDir(options.store),
+      ...(options.record === undefined ? {} : { name: options.record }),
+      ...(options.replay === undefined ? {} : { tape: options.replay }),
+      ...(checked.upstream === undefined ? {} : { upstream: checked.upstream }),
+      apiKey: checked.apiKey,
+      strict: options.strict ?? true,
+      self: new URL(url),
+      note: say,
+    });
+  } catch (error) {
+    await server.close(0);
+    throw error;
+  }
+  const stop = stopSignal();
+  server.serve(mode);
+  if (!isLoopback(options.host)) say(`agentctl proxy: warning: listening on ${options.host}, not only this machine; anyone who can reach it uses your upstream key`);
+  say(`agentctl proxy: ${banner(mode, checked, options)} — set OPENAI_BASE_URL=${url}`);
+  if (options.json) out(JSON.stringify({ url, port: server.port, mode: mode.mode, runId: mode.runId, tape: mode.tapeRun?.id ?? null }));
+
+  const signal = await stop.requested;
+  say(`agentctl proxy: ${signal}: stopping; requests in flight may finish (up to ${GRACE_MS / 1000} s)`);
+  const { cut } = await server.close(GRACE_MS);
+  if (cut) say('agentctl proxy: requests still in flight were cut off (recorded as far as their clients got)');
+  const summary = await mode.finish(server.requests);
+  stop.dispose();
+  say(`agentctl proxy: stopped; ${summaryText(summary, server.failed)}`);
+  if (options.json) out(JSON.stringify({ stopped: true, ...summary, upstreamFailures: server.failed, cutOff: cut }));
+}
+
+/** The mode and its inputs from the flags; every bad combination is a one-line usage error. */
+export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEnv): Checked {
+  if (options.mode !== undefined && !(PROXY_MODES as readonly string[]).includes(options.mode)) {
+    throw new UsageError(`--mode must be one of ${PROXY_MODES.join(', ')}, got '${options.mode}'`);
+  }
+  if (options.record !== undefined && options.replay !== undefined && options.mode === undefined) {
+    throw new UsageError('--record and --replay do not go together', { hint: 'to serve a run and record what is new: --mode replay-or-record --replay <run> --upstream <url>' });
+  }
+  const mode = options.mode ?? (options.record !== undefined ? 'record' : options.replay !== undefined ? 'replay' : undefined);
+  if (mode === undefined) {
+    throw new UsageError('say what to proxy: --record <name> --upstream <url>, --replay <run|file>, or --mode passthrough --upstream <url>');
+  }
+  const upstream = options.upstream === undefined ? undefined : parseUpstream(options.upstream);
+  const needsUpstream = mode !== 'replay';
+  if (needsUpstream && upstream === undefined) throw new UsageError(`${mode} mode needs --upstream <url>, the API to forward to (e.g. https://api.openai.com/v1)`);
+  if (!needsUpstream && upstream !== undefined) {
+    throw new UsageError('replay mode sends nothing upstream: drop --upstream', { hint: 'to send what the tape has no answer for upstream: --mode replay-or-record' });
+  }
+  if (mode === 'record' && options.record === undefined) throw new UsageError('record mode needs a name for the run: --record <name>');
+  if (mode !== 'record' && options.record !== undefined) {
+    throw new UsageError(
+      mode === 'replay-or-record'
+        ? '--record <name> does not go with replay-or-record: its new run is named after nothing, it is linked to the tape\'s run (agentctl ls shows it)'
+        : `--record does not go with ${mode} mode`,
+    );
+  }
+  if ((mode === 'replay' || mode === 'replay-or-record') && options.replay === undefined) throw new UsageError(`${mode} mode needs a tape: --replay <run|file>`);
+  if (mode !== 'replay' && mode !== 'replay-or-record' && options.replay !== undefined) throw new UsageError(`--replay does not go with ${mode} mode`);
+  if (options.strict !== undefined && mode !== 'replay') {
+    throw new UsageError(
+      mode === 'replay-or-record'
+        ? '--strict/--no-strict do not go with replay-or-record: it always matches by content, and what does not match goes upstream'
+        : `--strict/--no-strict apply to replay mode only, not ${mode}`,
+    );
+  }
+  if (!/^\d+$/.test(options.port) || Number(options.port) > 65_535) throw new UsageError(`--port must be a port number (0 for any free one), got '${options.port}'`);
+  const keyEnv = options.apiKeyEnv ?? DEFAULT_KEY_ENV;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) throw new UsageError(`--api-key-env must be an environment variable name, got '${keyEnv}'`);
+  const value = env[keyEnv];
+  const apiKey = value === undefined || value === '' ? undefined : value;
+  if (apiKey === undefined && options.apiKeyEnv !== undefined && needsUpstream) throw new UsageError(`$${keyEnv} is not set (--api-key-env ${keyEnv})`);
+  return { mode, upstream, port: Number(options.port), apiKey, keyEnv };
+}
+
+/** Fail early, and clearly, when nothing listens at the upstream's address. */
+function checkReachable(url: URL): Promise<void> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const fail = (reason: string): void => {
+      socket.destroy();
+      reject(new UsageError(`the upstream ${url.origin} is not reachable (${reason})`, { hint: 'start it first, or check --upstream' }));
+    };
+    socket.setTimeout(3_000, () => fail('no answer in 3 s'));
+    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
+    socket.once('connect', () => {
+      socket.end();
+      resolve();
+    });
+  });
+}
+
+/** SIGINT or SIGTERM asks for a graceful stop; a second one exits at once (the run stays incomplete). */
+function stopSignal(): { requested: Promise<string>; dispose(): void } {
+  let resolve: (signal: string) => void = () => undefined;
+  const requested = new Promise<string>((r) => (resolve = r));
+  let stopping = false;
+  const on = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      note(`agentctl proxy: ${signal} again, exiting now; the run stays incomplete`);
+      process.exit(130);
+    }
+    stopping = true;
+    resolve(signal);
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    requested,
+    dispose: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
+}
+
+function banner(mode: ProxyMode, checked: Checked, options: ProxyCommandOptions): string {
+  const upstream = checked.upstream === undefined ? '' : shownUrl(checked.upstream);
+  const run = mode.tapeRun;
+  const named = run === undefined ? '' : `run ${run.id}${run.name === undefined ? '' : ` (${run.name})`}`;
+  const tape = options.replay !== undefined && isTapePath(options.replay) ? `${options.replay} (${named})` : named;
+  switch (mode.mode) {
+    case 'record':
+      return `recording run ${mode.runId ?? ''} (${options.record ?? ''}) from ${upstream}`;
+    case 'replay':
+      return `replaying ${tape}, ${options.strict === false ? 'lenient (unmatched requests served by position)' : 'strict'}`;
+    case 'replay-or-record':
+      return `replaying ${tape}, what it has no match for goes to ${upstream}; recording run ${mode.runId ?? ''}`;
+    case 'passthrough':
+      return `forwarding to ${upstream}, recording nothing`;
+  }
+}
+
+function summaryText(s: ProxySummary, failed: number): string {
+  const parts: string[] = [];
+  switch (s.mode) {
+    case 'record':
+      parts.push(`run ${s.runId ?? ''} complete: ${count(s.recorded ?? 0, 'model call')} recorded, ${count(s.requests, 'request')}`);
+      break;
+    case 'replay':
+      parts.push(`${count(s.served ?? 0, 'call')} served from the tape`, `${s.refused ?? 0} refused`, count(s.divergences ?? 0, 'divergence'));
+      parts.push(`${count(s.unused ?? 0, 'recorded call')} not asked for`);
+      break;
+    case 'replay-or-record':
+      parts.push(`run ${s.runId ?? ''} complete (a replay of ${s.tapeRunId ?? ''}): ${count(s.served ?? 0, 'call')} served from the tape`);
+      parts.push(`${s.upstream ?? 0} sent upstream`, `${count(s.recorded ?? 0, 'model call')} recorded`);
+      break;
+    case 'passthrough':
+      parts.push(`${count(s.requests, 'request')} forwarded, nothing recorded`);
+      break;
+  }
+  if (failed > 0) parts.push(`${count(failed, 'request')} got no reply from upstream`);
+  return parts.join(', ');
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function shownUrl(url: URL): string {
+  return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/** The address clients use: a wildcard listen is reached on loopback. */
+function hostForUrl(host: string): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return shown.includes(':') ? `[${shown}]` : shown;
+}

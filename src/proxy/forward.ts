@@ -1,0 +1,163 @@
+/**
+ * The HTTP plumbing of `agentctl proxy`: where a client's request goes, what of it is passed on,
+ * and how a `Response` (recorded, replayed or straight from upstream) is written back to the client
+ * — a stream chunk by chunk, as it arrives.
+ *
+ * The path rule: the client's base URL is the proxy's `/v1`; a request `<proxy>/v1/<rest>` goes to
+ * `<upstream>/<rest>` (`/v1/chat/completions` → `http://127.0.0.1:1234/v1/chat/completions` for the
+ * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. The
+ * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { UsageError } from '../core/errors.js';
+
+/** Read and check an `--upstream` URL: http(s), no credentials in it (the key comes from the environment). */
+export function parseUpstream(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--upstream is not a URL: '${value}'`, { hint: 'e.g. --upstream https://api.openai.com/v1' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream must be http(s): '${value}'`);
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('--upstream must not carry credentials', { hint: 'the API key is read from the environment (--api-key-env)' });
+  }
+  url.hash = '';
+  return url;
+}
+
+/** The URL a client's request (`req.url`: path and query) goes to under `base` (see the module comment). */
+export function mapPath(base: URL, requestPath: string): URL {
+  const client = new URL(requestPath, 'http://proxy.invalid');
+  const rest = client.pathname.replace(/^\/v1(?=\/|$)/, '');
+  const target = new URL(base.href);
+  target.pathname = base.pathname.replace(/\/+$/, '') + rest;
+  for (const [name, value] of client.searchParams) target.searchParams.append(name, value);
+  return target;
+}
+
+/** Headers never passed on: hop-by-hop ones, and the client's own credentials (the proxy sets the upstream's). */
+const DROPPED = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'content-length',
+  'accept-encoding',
+  'authorization',
+  'api-key',
+  'x-api-key',
+  'cookie',
+]);
+
+/** A request as it goes on, as `fetch(url, init)` arguments (a `Request` with a body can be read only once). */
+export interface Outgoing {
+  url: string;
+  init: RequestInit & { method: string; headers: Headers };
+}
+
+/**
+ * The request as it goes on: the client's method, body and headers (without its credentials), to
+ * `url`, with `Authorization: Bearer <apiKey>` when there is a key. It never leaves the process
+ * with a client's key in it.
+ */
+export function outgoingRequest(req: IncomingMessage, body: Buffer, url: URL, apiKey: string | undefined, signal: AbortSignal): Outgoing {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || DROPPED.has(name)) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  if (apiKey !== undefined && apiKey !== '') headers.set('authorization', `Bearer ${apiKey}`);
+  const method = (req.method ?? 'GET').toUpperCase();
+  const hasBody = method !== 'GET' && method !== 'HEAD' && body.length > 0;
+  return { url: url.href, init: { method, headers, body: hasBody ? new Uint8Array(body) : null, signal } };
+}
+
+/** The whole body of a client's request. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
+
+/** Response headers not passed back: the body is re-framed here, and fetch already decoded it. */
+const NOT_RETURNED = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/**
+ * Write a Response to the client: status and headers at once, then the body chunk by chunk as it
+ * arrives (a stream is flushed per chunk). If the client goes away, the body is cancelled (so a
+ * recording notes where the client stopped reading). Resolves when the exchange is over.
+ */
+export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!NOT_RETURNED.has(name)) headers[name] = value;
+  });
+  res.writeHead(response.status, response.statusText === '' ? undefined : response.statusText, headers);
+  if (response.body === null) {
+    await ended(res);
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  let gone = false;
+  const onClose = (): void => {
+    if (res.writableFinished) return;
+    gone = true;
+    void reader.cancel(new Error('the client closed the connection')).catch(() => undefined);
+  };
+  res.on('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || gone) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!gone) await ended(res);
+  } catch (error) {
+    // The body broke mid-way (upstream cut the stream, or the tape recorded such a break): cut the client's too.
+    if (!gone) res.destroy(error as Error);
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+/** End the reply; resolves once it is handed to the system (or the connection is gone). */
+function ended(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    res.once('close', resolve);
+    res.end(() => resolve());
+  });
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** An error reply of the proxy's own, in the OpenAI error shape (clients show its message); `retry: false` tells clients not to retry it. */
+export function sendError(res: ServerResponse, status: number, code: string, message: string, options: { retry?: boolean } = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', ...(options.retry === true ? {} : { 'x-should-retry': 'false' }) });
+  res.end(JSON.stringify({ error: { message, type: code, code, param: null } }));
+}

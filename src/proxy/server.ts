@@ -1,0 +1,136 @@
+/**
+ * The HTTP server of `agentctl proxy`: every request is read, turned into a fetch `Request` for the
+ * upstream URL (forward.ts), handed to the mode's `fetch` (recording, replaying or plain), and the
+ * `Response` is written back as it arrives. It keeps count of the requests in flight so a shutdown
+ * can let them finish (bounded) before the run is ended.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentctlError, UsageError } from '../core/errors.js';
+import type { FetchLike } from '../transport/recording-fetch.js';
+import { outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
+
+/** What a mode gives the server. */
+export interface ProxyHandler {
+  /** The URL a client's request (path and query) is sent to. */
+  target(path: string): URL;
+  fetch: FetchLike;
+  /** Set as `Authorization: Bearer …` on every request (the client's own is dropped). */
+  apiKey: string | undefined;
+  /** Told about every reply before it is passed back (notes, counts). */
+  observe?(request: Outgoing, response: Response): Promise<void>;
+}
+
+export class ProxyServer {
+  /** Requests received. */
+  requests = 0;
+  /** Requests that got no reply from upstream (answered 502). */
+  failed = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private handler: ProxyHandler | undefined;
+  private readonly waiting: Array<() => void> = [];
+
+  private constructor(private readonly server: Server) {}
+
+  /** Listen on host:port (0: any free port). A port in use is a usage error. */
+  static async listen(host: string, port: number): Promise<ProxyServer> {
+    const server = createServer();
+    const proxy = new ProxyServer(server);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.track(req, res));
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: NodeJS.ErrnoException): void => {
+        if (error.code === 'EADDRINUSE') {
+          reject(new UsageError(`port ${port} on ${host} is already in use`, { hint: 'pick another with --port <n>, or --port 0 for any free one' }));
+        } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') {
+          reject(new UsageError(`cannot listen on ${host}:${port} (${error.code})`, { hint: 'pass --host 127.0.0.1, and a --port above 1023' }));
+        } else {
+          reject(new AgentctlError(`cannot listen on ${host}:${port}: ${error.message}`, 1));
+        }
+      };
+      server.once('error', failed);
+      server.listen(port, host, () => {
+        server.off('error', failed);
+        resolve();
+      });
+    });
+    return proxy;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Start answering: requests that arrived before wait for this. */
+  serve(handler: ProxyHandler): void {
+    this.handler = handler;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  private track(req: IncomingMessage, res: ServerResponse): void {
+    this.requests++;
+    const done = this.handle(req, res)
+      .catch((error: unknown) => sendError(res, 500, 'agentctl_proxy_error', `agentctl proxy: ${describe(error)}`))
+      .finally(() => this.inFlight.delete(done));
+    this.inFlight.add(done);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.socket.setNoDelay(true);
+    const controller = new AbortController();
+    // The client went away before its reply was complete: the call upstream is cancelled too.
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+    });
+    const body = await readBody(req);
+    if (this.handler === undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    const handler = this.handler as ProxyHandler;
+    const request = outgoingRequest(req, body, handler.target(req.url ?? '/'), handler.apiKey, controller.signal);
+    let response: Response;
+    try {
+      response = await handler.fetch(request.url, request.init);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      this.failed++;
+      // What a client of the real API sees when the connection fails: an error it may retry.
+      sendError(res, 502, 'agentctl_upstream_error', `agentctl proxy: no reply from upstream: ${describe(error)}`, { retry: true });
+      return;
+    }
+    await handler.observe?.(request, response);
+    await sendResponse(res, response);
+  }
+
+  /**
+   * Stop accepting; let the requests in flight finish for up to `graceMs`, then cut the rest (a
+   * stream cut short is recorded as far as the client got). Resolves once every request has settled.
+   */
+  async close(graceMs: number): Promise<{ cut: boolean }> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const cut = !(await settles([...this.inFlight], graceMs));
+    this.server.closeAllConnections();
+    // Cut requests settle at once (their bodies are cancelled); the bound only guards against a hang.
+    if (cut) await settles([...this.inFlight], 2_000);
+    await closed;
+    return { cut };
+  }
+}
+
+/** Whether all of `promises` settled within `ms`. */
+async function settles(promises: Array<Promise<unknown>>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  const detail = cause instanceof Error ? `${cause.message}` : '';
+  return detail === '' || error.message.includes(detail) ? error.message : `${error.message} (${detail})`;
+}
