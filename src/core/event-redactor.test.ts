@@ -91,3 +91,52 @@ describe('EventRedactor', () => {
     expect(chunks[0]?.toolCalls?.[0]?.arguments).toContain('ghp_');
   });
 });
+
+describe('EventRedactor: raw server-sent events recorded at the transport', () => {
+  /** Chunk events as the recording fetch writes them: each with the raw SSE event it came from. */
+  const rawEvents = (pieces: readonly string[]): LlmChunkEvent[] =>
+    chunkEvents(pieces).map((event) => {
+      const content = event.chunk.content ?? '';
+      return { ...event, raw: `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}\n\n` };
+    });
+
+  it('cuts the raw events where their chunks were cut: no fragment of a secret survives in any of them', () => {
+    const secrets = Object.values(SAMPLE_SECRETS).filter((s) => !/^(bearer|basic) /i.test(s) && !s.includes('\n'));
+    fc.assert(
+      fc.property(fc.constantFrom(...secrets), fc.string({ maxLength: 8 }), (secret, before) => {
+        fc.assert(
+          fc.property(cuts(`${before} ${secret} end`), (pieces) => {
+            const redactor = new EventRedactor(createRedactor());
+            const out = rawEvents(pieces).flatMap((e) => redactor.accept(e as RunEvent)) as LlmChunkEvent[];
+            expect(out).toHaveLength(pieces.length);
+            for (const event of out) {
+              // Every raw event is still one JSON event, and says what its chunk says.
+              const data = JSON.parse((event.raw ?? '').replace(/^data: /, '')) as { choices: [{ delta: { content: string } }] };
+              expect(data.choices[0].delta.content).toBe(event.chunk.content);
+              expect(event.raw).not.toContain(secret.slice(-6));
+            }
+          }),
+          { numRuns: 15 },
+        );
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('drops a stream\'s raw events when one cannot be cut like its chunk (the replay rebuilds them)', () => {
+    const redactor = new EventRedactor(redact);
+    const [a, b] = chunkEvents(['the password: hunter2-is-', 'my-password, done']);
+    // The raw text of the first does not contain its chunk's text as JSON would (escaped differently).
+    const events = [{ ...a, raw: 'data: {"c":"the password: hunter2\\u002dis-"}\n\n' }, { ...b, raw: 'data: {"c":"my-password, done"}\n\n' }];
+    const out = events.flatMap((e) => redactor.accept(e as RunEvent)) as LlmChunkEvent[];
+    expect(out.map((e) => e.chunk.content)).toEqual([`the password: ${REDACTED}`, ', done']);
+    expect(out.map((e) => e.raw)).toEqual([undefined, undefined]);
+  });
+
+  it('redacts a secret that sits whole in one raw event, outside its chunk\'s text too', () => {
+    const redactor = new EventRedactor(redact);
+    const [a] = chunkEvents(['hello']);
+    const [out] = redactor.accept({ ...a, raw: 'data: {"content":"hello","note":"hunter2-is-my-password"}\n\n' } as RunEvent) as LlmChunkEvent[];
+    expect(out?.raw).toBe(`data: {"content":"hello","note":"${REDACTED}"}\n\n`);
+  });
+});

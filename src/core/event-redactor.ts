@@ -119,9 +119,9 @@ function cutSpans(text: string, from: number, to: number, spans: readonly Span[]
 
 /**
  * The raw events of a stream's chunks, with the same cuts as their chunks: where redaction changed
- * a chunk's text or a tool call's arguments, that piece (as it appears JSON-escaped in the event) is
+ * a chunk's text or a tool call's arguments, that piece (a whole JSON string in the event) is
  * replaced by its redacted form, then the event text is redacted as a whole. Null when a changed
- * piece cannot be found in its event: the raw events are then not kept at all.
+ * piece is not found in its event exactly once: the raw events are then not kept at all.
  */
 function recutRaws(events: readonly LlmChunkEvent[], chunks: readonly LlmChunk[], redact: Redactor): (string | undefined)[] | null {
   const out: (string | undefined)[] = [];
@@ -136,9 +136,11 @@ function recutRaws(events: readonly LlmChunkEvent[], chunks: readonly LlmChunk[]
     for (const call of event.chunk.toolCalls ?? []) pieces.push([call.arguments, after.toolCalls?.find((c) => c.index === call.index)?.arguments]);
     for (const [before, now] of pieces) {
       if (before === undefined || before === now) continue;
-      const from = JSON.stringify(before).slice(1, -1);
-      if (!raw.includes(from)) return null;
-      raw = raw.replace(from, () => JSON.stringify(now ?? '').slice(1, -1));
+      // The piece is a whole JSON string in its event (`"content":"…"`, `"delta":"…"`): find it as one, once.
+      const from = JSON.stringify(before);
+      const at = raw.indexOf(from);
+      if (at === -1 || raw.indexOf(from, at + 1) !== -1) return null;
+      raw = raw.slice(0, at) + JSON.stringify(now ?? '') + raw.slice(at + from.length);
     }
     out.push(redact.text(raw));
   }

@@ -173,8 +173,19 @@ export class TransportRecorder {
       if (text !== '') event.raw = text;
       return event;
     };
+    let ended = (): void => {};
+    const whenEnded = new Promise<void>((resolve) => (ended = resolve));
+    // Once the client gives up on the stream, the run's end waits for what that records.
+    request.signal.addEventListener('abort', () => session.track(whenEnded), { once: true });
     /** The stream is over: it finished, broke (`error`), or the client stopped reading it (`stopped`). */
     const end = async (how: { error?: string; stopped?: boolean } = {}): Promise<void> => {
+      try {
+        await ending(how);
+      } finally {
+        ended();
+      }
+    };
+    const ending = async (how: { error?: string; stopped?: boolean }): Promise<void> => {
       settled = true;
       const rest = sse.rest();
       if (rest !== undefined) {
@@ -254,6 +265,7 @@ export class TransportRecorder {
         }
       },
       cancel: async (reason) => {
+        session.track(whenEnded);
         cancelled = true;
         await source.cancel(reason).catch(() => undefined);
         if (!settled) await end({ stopped: true });

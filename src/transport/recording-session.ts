@@ -55,6 +55,12 @@ export class RecordingSession {
   private finished: Promise<RunMeta> | undefined;
   private nextIteration = 0;
   private lastStep = 0;
+  /** Set when run_end is about to be written. */
+  private ending = false;
+  /** Calls that are ending (a stream the client stopped reading): finish() waits for them. */
+  private readonly windingUp = new Set<Promise<void>>();
+  /** The highest step of any event written (run_end goes there). */
+  private maxStep = 0;
   /** Calls that failed, by request hash: a retry of the same request is their next attempt. */
   private readonly failed = new Map<string, CallSlot>();
   readonly totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
@@ -135,6 +141,10 @@ export class RecordingSession {
    */
   write(event: RunEventInput): Promise<void> {
     if (this.recorder === undefined) return Promise.reject(new Error('agentctl: event before the run started'));
+    // Once the run is ending, what a call still under way (a stream nobody reads) would add is not
+    // part of it: nothing may follow run_end.
+    if (this.ending && event.type !== 'run_end') return Promise.resolve();
+    this.maxStep = Math.max(this.maxStep, event.step);
     const recorder = this.recorder;
     const done = this.tail.then(async () => {
       const rec = await recorder;
@@ -150,15 +160,23 @@ export class RecordingSession {
     this.finished ??= (async () => {
       try {
         await this.start({ model: 'unknown' });
+        await Promise.all([...this.windingUp]);
+        this.ending = true;
         const state = end.state ?? 'COMPLETED';
         const totals = { ...this.totals };
-        await this.write({ type: 'run_end', step: this.lastStep, state, reason: end.reason ?? 'finished by the caller', totals });
+        await this.write({ type: 'run_end', step: this.maxStep, state, reason: end.reason ?? 'finished by the caller', totals });
         return await (await (this.recorder as Promise<RunRecorder>)).finish({ finalState: state, totals });
       } finally {
         if (this.options.ownsStore) await this.options.store.close();
       }
     })();
     return this.finished;
+  }
+
+  /** A call that is being wound up: finish() writes run_end only after it. */
+  track(done: Promise<void>): void {
+    this.windingUp.add(done);
+    void done.finally(() => this.windingUp.delete(done));
   }
 
   /** Stop without a run_end (the process is going away): the run stays `incomplete` and replays up to here. */
