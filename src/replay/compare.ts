@@ -23,6 +23,7 @@ import { canonicalJson } from '../guardrails/canonical-json.js';
 import { applyDeltaInPlace } from '../agent/request-delta.js';
 import { decisionChange, decisionMatchKey, indexDecisions } from './decision-change.js';
 import { firstDifference, type Difference } from './first-difference.js';
+import { requestDifference, UNSEEN_DIFFERENCE, type RequestView } from './request-difference.js';
 import { HashedSettings, IdLabels } from './id-labels.js';
 import { sameJson } from './same-json.js';
 import type { ReplayState } from './replay-state.js';
@@ -335,19 +336,18 @@ export class ReplayComparator {
    */
   private requestDifference(recorded: LlmRequestEvent, replayed: LlmRequestEvent): Difference {
     const sameText = sameConversation(this.recordedMessages, this.replayedMessages);
-    const a = sameText ? [] : this.recordedLabelled;
-    const b = sameText ? [] : this.replayedLabelled;
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      if (canonicalJson(a[i] ?? null) === canonicalJson(b[i] ?? null)) continue;
-      return firstDifference(a[i] ?? null, b[i] ?? null, `messages[${i}]`) ?? { path: `messages[${i}]`, recorded: a[i], replayed: b[i] };
-    }
-    return (
-      firstDifference(
-        { model: recorded.model, stream: recorded.stream, tools: recorded.tools },
-        { model: replayed.model, stream: replayed.stream, tools: replayed.tools },
-      ) ??
-      { path: 'request', recorded: recorded.hash, replayed: replayed.hash }
+    const view = (event: LlmRequestEvent, messages: readonly ChatMessage[]): RequestView => ({
+      model: event.model, messages, stream: event.stream, tools: event.tools,
+      ...(event.endpoint === undefined ? {} : { endpoint: event.endpoint }),
+      ...(event.params === undefined ? {} : { params: event.params }),
+    });
+    const found = requestDifference(
+      view(recorded, sameText ? [] : this.recordedLabelled),
+      view(replayed, sameText ? [] : this.replayedLabelled),
     );
+    // Only the hash tells them apart: what it covers beyond the tape (tool definitions, settings).
+    if (found.path === UNSEEN_DIFFERENCE) return { path: 'request', recorded: recorded.hash, replayed: replayed.hash };
+    return { path: found.path, recorded: found.recorded, replayed: found.replayed };
   }
 
   /** The keys an event is not compared on: behaviour counts, not timing or numbering. */

@@ -45,8 +45,11 @@ export function requestDifference(recorded: RequestView, replayed: RequestView):
   if (rest !== null) return { messageIndex: null, ...rest };
   // Same messages, names and parameters: what is left in the hash is the tools' definitions (and
   // for the built-in loop, max tokens and temperature).
-  return { messageIndex: null, path: 'tools (definitions) or parameters', recorded: undefined, replayed: undefined };
+  return { messageIndex: null, path: UNSEEN_DIFFERENCE, recorded: undefined, replayed: undefined };
 }
+
+/** The path of a difference only the hash shows. */
+export const UNSEEN_DIFFERENCE = 'tools (definitions) or parameters';
 
 /** A whole request seen as a tape keeps it. */
 export function viewOf(request: LlmRequest): RequestView {
