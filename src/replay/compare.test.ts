@@ -3,7 +3,7 @@ import { requestHash } from '../agent/request-delta.js';
 import type { GuardrailEvent, RunEvent, RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
-import type { ReplayState } from './replay-state.js';
+import type { LoopProgress } from './loop-progress.js';
 import { StepCursor } from './step-cursor.js';
 
 type Decision = Omit<GuardrailEvent, 'seq' | 't'>;
@@ -92,7 +92,7 @@ interface Setup {
   whatIf?: boolean;
   complete?: boolean;
   /** Called before each replayed event is observed: stands for the tape-backed model updating the state. */
-  before?: (event: RunEvent, state: ReplayState) => void;
+  before?: (event: RunEvent, state: LoopProgress) => void;
 }
 
 interface Compared {
@@ -102,7 +102,7 @@ interface Compared {
 
 /** Feed `replayed` to a comparator reading `recorded`, then finish; every divergence in order. */
 async function compare(recorded: RunEventInput[], replayed: RunEventInput[], setup: Setup = {}): Promise<Compared> {
-  const state: ReplayState = { step: 0, exhaustedAt: null, liveCalls: 0 };
+  const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
   const comparator = new ReplayComparator({
     cursor: new StepCursor(stream(numbered(recorded))),
     state,

@@ -26,7 +26,7 @@ import { firstDifference, type Difference } from './first-difference.js';
 import { requestDifference, UNSEEN_DIFFERENCE, type RequestView } from './request-difference.js';
 import { HashedSettings, IdLabels } from './id-labels.js';
 import { sameJson } from './same-json.js';
-import type { ReplayState } from './replay-state.js';
+import type { LoopProgress } from './loop-progress.js';
 import type { StepCursor, StepGroup } from './step-cursor.js';
 
 /** Timing and numbering: never part of what a replay must reproduce. */
@@ -43,7 +43,7 @@ export type DivergenceInput = Omit<DivergenceEvent, 'seq' | 't'>;
 
 export interface CompareOptions {
   cursor: StepCursor;
-  state: ReplayState;
+  state: LoopProgress;
   /** Iterations whose response was patched. Divergences from the first of them on are expected. */
   patched: ReadonlySet<number>;
   /** The config was overridden on purpose (`--set`): every divergence is expected, config not compared. */

@@ -12,12 +12,12 @@ import type { ToolCall } from '../core/messages.js';
 import type { CallPolicy } from '../guardrails/index.js';
 import { parseToolCall, withoutWarning } from '../guardrails/index.js';
 import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
-import type { ReplayState } from './replay-state.js';
+import type { LoopProgress } from './loop-progress.js';
 
 export interface ReplayToolOptions {
   live: ToolHost;
   recorded: (step: number) => Promise<readonly RunEvent[]>;
-  state: ReplayState;
+  state: LoopProgress;
   mode: 'recorded' | 'live' | 'tape';
   allowSideEffects: boolean;
   /** Move the replay clock by a recorded tool duration. */

@@ -23,7 +23,7 @@ import { createWorkspace } from '../tools/index.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
 import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
-import type { ReplayState } from './replay-state.js';
+import type { LoopProgress } from './loop-progress.js';
 import { StepCursor } from './step-cursor.js';
 import { tapeInput } from './tape-input.js';
 import type { TapeSource } from './tape-source.js';
@@ -102,7 +102,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   const fallback = options.fallback ?? 'error';
   if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
 
-  const state: ReplayState = { step: 0, exhaustedAt: null, liveCalls: 0 };
+  const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
   const cursor = new StepCursor(withCurrentDefaults(source.events(), source.label));
   const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
   const clock = new ReplayClock();

@@ -1,9 +1,9 @@
 /** User input on replay: the next message the user typed in the recorded session, from the tape. */
 import type { UserInput } from '../agent/loop.js';
 import type { RunEvent } from '../core/events.js';
-import type { ReplayState } from './replay-state.js';
+import type { LoopProgress } from './loop-progress.js';
 
-export function tapeInput(recorded: (step: number) => Promise<readonly RunEvent[]>, state: ReplayState): UserInput {
+export function tapeInput(recorded: (step: number) => Promise<readonly RunEvent[]>, state: LoopProgress): UserInput {
   const given = new Set<number>();
   return {
     async next(): Promise<string | null> {

@@ -1,5 +1,9 @@
-/** What the parts of one replay share: where the loop is, and where the tape ran out. */
-export interface ReplayState {
+/**
+ * Where a replay of the built-in loop is, shared by its parts (the tape model, the comparator, the
+ * recorded tools, the tape's user input): the loop's step, and what the tape could not give it.
+ * (What a replay did call by call, for the library and the proxy, is the replay engine's ReplayState.)
+ */
+export interface LoopProgress {
   /** The step of the latest event the loop produced. */
   step: number;
   /** The iteration at which the tape had no answer, if it happened. */
