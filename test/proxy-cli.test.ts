@@ -227,7 +227,7 @@ describe('agentctl proxy', () => {
     const error = (unmatched.body as { error: MismatchError }).error;
     expect(error.code).toBe('agentctl_replay_mismatch');
     expect(error.nearest.iteration).toBe(0);
-    expect(error.difference).toMatchObject({ recorded: 'hello', replayed: 'hello, but different' });
+    expect(error.difference).toEqual({ path: 'messages[0].content', recorded: 'hello', replayed: 'hello, but different' });
     expect(error.message).toContain(`differs from recorded call 0 at ${error.difference.path}`);
 
     const replayed = await session(proxy.url);
