@@ -89,6 +89,7 @@ describe('ReplayEngine', () => {
     const refused = take(strict, ask('x', { top_p: 0.5 }));
     expect(refused).toMatchObject({ kind: 'mismatch', divergence: { path: 'params.top_p', recordedIteration: 0 } });
     expect(strict.state.remaining).toBe(2); // nothing was used up
+    expect(strict.state.divergences).toMatchObject([{ path: 'params.top_p' }]); // but it is reported
     expect(text(take(strict, ask('x', { top_p: 1 })))).toBe('one');
   });
 

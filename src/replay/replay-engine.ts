@@ -132,7 +132,11 @@ export class ReplayEngine {
     let divergence: RequestDivergence | undefined;
     if (matched === undefined && nearest?.call.request !== undefined) {
       divergence = this.diverge(iteration, nearest.call.request, request, hash);
-      if (this.options.strict === true && patch === undefined && !divergence.expected) return { kind: 'mismatch', divergence };
+      if (this.options.strict === true && patch === undefined && !divergence.expected) {
+        // Refused, and reported: nothing of the tape is used up.
+        this.divergences.push(divergence);
+        return { kind: 'mismatch', divergence };
+      }
     }
     if (nearest === undefined && patch === undefined) {
       this.exhaustedAt ??= iteration;

@@ -10,9 +10,13 @@ import { chunksFromRecorded, chunksFromResponse, completionFromResponse, respons
 import { StreamAccumulator, type CompletionChunkLike } from '../llm/stream-accumulator.js';
 import type { ModelWire, SseEvent, WireStream } from './wire.js';
 
-/** Body fields that are part of `LlmRequest` itself, or that label or route a call without changing its answer. */
+/**
+ * Body fields that are part of `LlmRequest` itself and on the tape, or that label or route a call
+ * without changing its answer. (`temperature` and the max tokens are in `LlmRequest` but not on the
+ * tape: they stay in `params`, so a divergence can name them.)
+ */
 const NOT_PARAMS = new Set([
-  'model', 'messages', 'tools', 'stream', 'max_tokens', 'max_completion_tokens', 'temperature',
+  'model', 'messages', 'tools', 'stream',
   'user', 'metadata', 'store', 'stream_options', 'service_tier', 'prompt_cache_key', 'safety_identifier',
 ]);
 

@@ -76,7 +76,7 @@ export async function record(options: RecordOptions, internal: { source?: 'libra
       return recording(input, init);
     },
     runId: session.runId,
-    recordTool: (name, fn) => recordingTool(session, redact, name, fn),
+    recordTool: (name, fn, policy) => recordingTool(session, redact, name, fn, policy),
     finish: (end) => session.finish(end),
   };
 }
@@ -159,7 +159,7 @@ export async function replay(options: ReplayOptions): Promise<Replay> {
     runId: session?.runId,
     recordTool: (name, fn, policy = {}) => {
       const replayed = replayingTool(tape.tools, used, redact, name, fn, policy, options.allowSideEffects === true);
-      return session === undefined ? replayed : recordingTool(session, redact, name, replayed);
+      return session === undefined ? replayed : recordingTool(session, redact, name, replayed, policy);
     },
     finish: (end) => {
       finished ??= (async () => {

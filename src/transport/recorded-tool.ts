@@ -19,6 +19,13 @@ export interface ToolPolicy {
   idempotent?: boolean;
   /** It changes something outside the agent (files, messages, payments). Default true. */
   mutating?: boolean;
+  /**
+   * Which arguments are the call's: `first` (default) — agent frameworks call a tool with its input
+   * and then their own context (openai-agents-js: the run context; the Vercel AI SDK: the messages
+   * and ids), which is neither the call's content nor safe to write down; `all` for a plain function
+   * of several arguments.
+   */
+  arguments?: 'first' | 'all';
 }
 
 /** Any async (or sync) function of JSON-able arguments. */
@@ -35,9 +42,10 @@ export class ToolNotReplayedError extends AgentctlError {
   }
 }
 
-/** The arguments as recorded: one argument as itself, several as an array. */
-function argumentsOf(args: readonly unknown[]): unknown {
-  return args.length === 1 ? args[0] : [...args];
+/** The arguments as recorded: the first as itself, or all of them as an array. */
+function argumentsOf(args: readonly unknown[], policy: ToolPolicy): unknown {
+  if (policy.arguments === 'all') return args.length === 1 ? args[0] : [...args];
+  return args[0];
 }
 
 function outputOf(value: unknown): string {
@@ -45,11 +53,11 @@ function outputOf(value: unknown): string {
 }
 
 /** Wrap `fn` so its calls are recorded onto the session's run. */
-export function recordingTool<F extends ToolFunction>(session: RecordingSession, redact: Redactor, name: string, fn: F): F {
+export function recordingTool<F extends ToolFunction>(session: RecordingSession, redact: Redactor, name: string, fn: F, policy: ToolPolicy = {}): F {
   let count = 0;
   const wrapped = async (...args: Parameters<F>): Promise<unknown> => {
     const callId = `${name}:${count++}`;
-    const safe = redact(argumentsOf(args));
+    const safe = redact(argumentsOf(args, policy));
     const step = session.currentStep;
     await session.start({ model: 'unknown' });
     await session.write({ type: 'tool_call', step, callId, tool: name, arguments: canonicalJson(safe ?? null), key: callKey(name, safe ?? null) });
@@ -78,7 +86,7 @@ export function replayingTool<F extends ToolFunction>(
   allowSideEffects: boolean,
 ): F {
   const wrapped = async (...args: Parameters<F>): Promise<unknown> => {
-    const key = callKey(name, redact(argumentsOf(args)) ?? null);
+    const key = callKey(name, redact(argumentsOf(args, policy)) ?? null);
     const recorded = outcomes.find((o) => !used.has(o) && o.call.tool === name && o.call.key === key && o.result !== undefined);
     if (recorded?.result !== undefined) {
       used.add(recorded);

@@ -66,6 +66,8 @@ describe('responsesWire.request', () => {
       maxTokens: 50,
       temperature: 0.2,
       endpoint: 'responses',
+      // Also as params: the tape keeps them there, so a divergence can name them.
+      params: { max_output_tokens: 50, temperature: 0.2 },
     });
     expect(responsesWire.request({ model: 'm', input: 'hi', stream: 'yes' }).stream).toBe(false);
   });

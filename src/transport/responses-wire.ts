@@ -29,11 +29,12 @@ import type { ModelWire, ReplyLabels, SseEvent, WireStream } from './wire.js';
 type Json = Record<string, unknown>;
 
 /**
- * Body fields that are part of `LlmRequest` itself, or that label, route or cache a call without
- * changing its answer.
+ * Body fields that are part of `LlmRequest` itself and on the tape, or that label, route or cache a
+ * call without changing its answer. (`temperature` and `max_output_tokens` are in `LlmRequest` but
+ * not on the tape: they stay in `params`, so a divergence can name them.)
  */
 const NOT_PARAMS = new Set([
-  'model', 'input', 'instructions', 'tools', 'stream', 'max_output_tokens', 'temperature',
+  'model', 'input', 'instructions', 'tools', 'stream',
   'user', 'metadata', 'store', 'stream_options', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention',
   'prompt_cache_options', 'safety_identifier', 'background',
 ]);
