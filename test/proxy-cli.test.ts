@@ -238,7 +238,20 @@ describe('agentctl proxy', () => {
     expect(stopped.stderr).toContain(`agentctl proxy: replaying run ${recordedRunId} (rec), strict — set OPENAI_BASE_URL=${proxy.url}`);
     expect(stopped.stderr).toContain('agentctl proxy: refused POST /v1/chat/completions: agentctl replay (strict): request 0 differs from recorded call 0');
     const summary = JSON.parse(stopped.stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
-    expect(summary).toMatchObject({ mode: 'replay', runId: null, tapeRunId: recordedRunId, served: 3, refused: 1, divergences: 0, unused: 0 });
+    expect(summary).toMatchObject({ mode: 'replay', runId: null, tapeRunId: recordedRunId, served: 3, refused: 1, unused: 0 });
+    expect(stopped.stderr).not.toContain('agentctl proxy: divergence');
+    expect(stopped.stderr).toContain('stopped; 3 calls served from the tape, 1 refused, 0 recorded calls not asked for');
+  });
+
+  it('--no-strict serves an unmatched request the next recorded call and reports the divergence', async () => {
+    const proxy = await startProxy(['--replay', 'rec', '--no-strict']);
+    const reply = await postChat(proxy.url, 'hello, but different');
+    expect(reply).toEqual({ status: 200, body: recorded.curl });
+    const stopped = await proxy.stop();
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stderr).toContain('agentctl proxy: divergence: request 0 differs from recorded call 0 at messages[0].content');
+    expect(stopped.stderr).toContain('stopped; 1 call served from the tape, 0 refused, 1 divergence served by position, 2 recorded calls not asked for');
+    expect(JSON.parse(stopped.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ served: 1, refused: 0, divergences: 1, unused: 2 });
   });
 
   it('replay-or-record: serves what matches, sends what is new upstream, and records both as a new run of the tape', async () => {

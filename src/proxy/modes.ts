@@ -180,7 +180,8 @@ function replayBase(run: RunMeta, self: URL): URL {
 /** Note the calls served since `seen` that did not simply match the tape; returns the new count. */
 function noteCalls(state: ReplayState, seen: number, note: (line: string) => void): number {
   for (const call of state.calls.slice(seen)) {
-    const divergence = state.divergences.find((d) => d.iteration === call.iteration);
+    // Only a call that did not match has a divergence of its own (a refused request may have left one under the same number).
+    const divergence = call.matched === false ? state.divergences.findLast((d) => d.iteration === call.iteration) : undefined;
     if (call.source === 'live') {
       note(
         divergence === undefined

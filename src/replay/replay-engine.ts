@@ -171,7 +171,7 @@ export class ReplayEngine {
     this.live++;
     this.started = Math.max(this.started, iteration + 1);
     if (divergence !== undefined) {
-      this.divergences.push(divergence);
+      if (!this.divergences.includes(divergence)) this.divergences.push(divergence);
       this.diverged = true;
     }
     this.calls.push({ iteration, source: 'live', matched: divergence === undefined ? null : false, resynced: false });

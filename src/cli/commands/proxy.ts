@@ -83,7 +83,7 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
   if (cut) say('agentctl proxy: requests still in flight were cut off (recorded as far as their clients got)');
   const summary = await mode.finish(server.requests);
   stop.dispose();
-  say(`agentctl proxy: stopped; ${summaryText(summary, server.failed)}`);
+  say(`agentctl proxy: stopped; ${summaryText(summary, server.failed, options.strict !== false)}`);
   if (options.json) out(JSON.stringify({ stopped: true, ...summary, upstreamFailures: server.failed, cutOff: cut }));
 }
 
@@ -191,14 +191,16 @@ function banner(mode: ProxyMode, checked: Checked, options: ProxyCommandOptions)
   }
 }
 
-function summaryText(s: ProxySummary, failed: number): string {
+function summaryText(s: ProxySummary, failed: number, strict: boolean): string {
   const parts: string[] = [];
   switch (s.mode) {
     case 'record':
       parts.push(`run ${s.runId ?? ''} complete: ${count(s.recorded ?? 0, 'model call')} recorded, ${count(s.requests, 'request')}`);
       break;
     case 'replay':
-      parts.push(`${count(s.served ?? 0, 'call')} served from the tape`, `${s.refused ?? 0} refused`, count(s.divergences ?? 0, 'divergence'));
+      parts.push(`${count(s.served ?? 0, 'call')} served from the tape`, `${s.refused ?? 0} refused`);
+      // Strict: a divergence is a refusal, already counted.
+      if (!strict) parts.push(`${count(s.divergences ?? 0, 'divergence')} served by position`);
       parts.push(`${count(s.unused ?? 0, 'recorded call')} not asked for`);
       break;
     case 'replay-or-record':
