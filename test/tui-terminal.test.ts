@@ -7,7 +7,7 @@
  *
  * tmux is required: without it these tests fail and say how to install it (`apt-get install tmux`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ import { COLUMNS, openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } f
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEMO_TAPE = join(ROOT, 'tapes', 'demo-loop.tape.jsonl');
+/** The first 10 characters of the demo run's id, as the header shows it (re-recording gives a new one). */
+const DEMO_SHORT_ID = (JSON.parse(readFileSync(DEMO_TAPE, 'utf8').split('\n')[0] ?? '{}') as { run: { id: string } }).run.id.slice(0, 10);
 const DEMO_CONFIG = join(ROOT, 'fixtures', 'configs', 'demo.config.json');
 const CALC = join(ROOT, 'fixtures', 'workspaces', 'calc');
 const DEMO_TASK = 'The demo service will not start';
@@ -146,7 +148,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     const { line, screen: first } = await openDemoReplay(term);
 
     // The header: mode, run and task; the first step is selected.
-    expect(first.lines[0]).toMatch(/^agentctl REPLAYING run 01M80BD0DH “demo”/);
+    expect(first.lines[0]).toMatch(new RegExp(`^agentctl REPLAYING run ${DEMO_SHORT_ID} “demo”`));
     expect(first.lines[1]).toContain(`task: ${DEMO_TASK}`);
     expect(first.lines[2]).toMatch(/^step 0 \(1 of 5\)/);
     expect(first.lines[2]).toContain('reproduced');

@@ -4,6 +4,7 @@
  * not show the UI never load ink or react (checked with an import trace).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ import { BIN, runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
+/** The demo run's id, from its header (re-recording the golden tapes gives it a new one). */
+const DEMO_ID = (JSON.parse(readFileSync(DEMO, 'utf8').split('\n')[0] ?? '{}') as { run: { id: string } }).run.id;
 const TRACE = fileURLToPath(new URL('./support/trace-ui-imports.mjs', import.meta.url));
 let dir: string;
 
@@ -32,7 +35,7 @@ describe('agentctl view', () => {
     expect(result.stdout).toMatch(/^\[0\] run: The demo service will not start/);
     expect(result.stdout).toContain('[2]   ⊘ skip replay_control/duplicate_success read_file');
     expect(result.stdout).toContain('[4]   ∞ stuck repetition/repetition read_file');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('record run 01M80BD0DH1T99S5EY9167MAX2 (demo): ERROR, 5 steps, 58 events');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`record run ${DEMO_ID} (demo): ERROR, 5 steps, 58 events`);
     // Viewing replays nothing: no divergence, no verdict.
     expect(result.stdout).not.toContain('reproduced');
   });
@@ -42,7 +45,7 @@ describe('agentctl view', () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; exitCode?: number });
     expect(lines).toHaveLength(59);
-    expect(lines.at(-1)).toMatchObject({ type: 'summary', runId: '01M80BD0DH1T99S5EY9167MAX2', state: 'ERROR', steps: 5, exitCode: 0 });
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', runId: DEMO_ID, state: 'ERROR', steps: 5, exitCode: 0 });
   });
 
   it('shows runs from the store: by name, an incomplete one, and one recorded through the library', async () => {

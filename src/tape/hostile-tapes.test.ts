@@ -223,10 +223,21 @@ describe('a tape that reads must replay: config and order', () => {
     expect((await refused(text(head, events))).message).toMatch(/unknown tool 'rm_rf'/);
   });
 
-  it('reads a config recorded before newer settings existed with their defaults', async () => {
-    // The golden tape's config has no limits.requestTimeoutMs, no sandbox: added since.
-    expect((header.run.config as { limits: Record<string, unknown> }).limits.requestTimeoutMs).toBeUndefined();
-    expect(await read(text(header, events))).toBe(58);
+  it('reads a tape recorded before newer settings existed, with their defaults', async () => {
+    // As an older agentctl wrote it: no limits.requestTimeoutMs or streamIdleTimeoutMs, no sandbox, no source.
+    const old = <T extends { config: Record<string, unknown> }>(holder: T): T => {
+      const config = copy(holder.config) as { limits: Record<string, unknown>; sandbox?: unknown };
+      delete config.limits.requestTimeoutMs;
+      delete config.limits.streamIdleTimeoutMs;
+      delete config.sandbox;
+      return { ...holder, config };
+    };
+    const head = copy(header);
+    head.run = old(head.run as { config: Record<string, unknown> });
+    delete (head.run as { source?: unknown }).source;
+    const before = copy(events);
+    before[0] = old(before[0] as unknown as { config: Record<string, unknown> }) as unknown as (typeof events)[number];
+    expect(await read(text(head, before))).toBe(58);
   });
 
   it('refuses steps that go back, a first event other than run_start, and a second run_start', async () => {
