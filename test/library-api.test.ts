@@ -17,6 +17,7 @@ import type { RunMeta } from '../src/core/run-meta.js';
 import { recordOpenAI, replayOpenAI } from '../src/llm/index.js';
 import type { ReplayOpenAIOptions } from '../src/llm/index.js';
 import { runEventSchema } from '../src/tape/schema.js';
+import { record as recordRun, replay as replayRun } from '../src/transport/library.js';
 import { writeTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { startMockLlm } from './support/mock-llm.js';
@@ -537,6 +538,27 @@ describe('secrets', () => {
       const text = JSON.stringify(await storedEvents(recorded[mode].meta.id));
       expect(text).not.toContain(MARKER.slice(3));
       expect(text).toContain('[REDACTED]');
+    }
+  });
+});
+
+describe('record().fetch and replay().fetch', () => {
+  it('take a Request object with a body, as fetch does (its body is read once)', async () => {
+    const llm = await startMockLlm([STEPS[2] as ScenarioStep]);
+    const storeDirectory = join(dir, 'request-object-store');
+    try {
+      const rec = await recordRun({ store: storeDirectory });
+      const body = JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      const request = new Request(`${llm.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const reply = (await (await rec.fetch(request)).json()) as { choices: [{ message: { content: string } }] };
+      expect(reply.choices[0].message.content).toBe('All done: the answer is 42.');
+      await rec.finish();
+      const rep = await replayRun({ tape: { store: storeDirectory, run: rec.runId } });
+      const again = new Request('http://127.0.0.1:9/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(await (await rep.fetch(again)).json()).toEqual(reply);
+      expect(rep.replay.divergences).toEqual([]);
+    } finally {
+      await llm.close();
     }
   });
 });

@@ -278,7 +278,7 @@ describe('agentctl proxy', () => {
       await llm.close();
     }
     const shown = await show(newRunId);
-    expect(shown.run).toMatchObject({ kind: 'replay', parentId: recordedRunId, status: 'complete', finalState: 'COMPLETED' });
+    expect(shown.run).toMatchObject({ kind: 'replay', source: 'proxy', parentId: recordedRunId, status: 'complete', finalState: 'COMPLETED' });
     expect(shown.eventTypes).toMatchObject({ llm_request: 2, llm_response: 2 });
 
     // The new run serves both, with no upstream at all.

@@ -114,7 +114,7 @@ async function replayMode(setup: ProxySetup): Promise<ProxyMode> {
       // `url: ''`: the request goes as it is (already mapped onto the upstream here), with the key.
       fallback: { url: '', ...(setup.apiKey === undefined ? {} : { apiKey: setup.apiKey }) },
       save: setup.store,
-    })
+    }, { source: 'proxy' })
     : await replay({ tape, strict: setup.strict });
   const run = replayed.replay.run;
   const base = orRecord ? (setup.upstream as URL) : replayBase(run, setup.self);

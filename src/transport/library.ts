@@ -72,8 +72,9 @@ export async function record(options: RecordOptions, internal: { source?: 'libra
   const recording = recordingFetch(session, redact, { ...(options.fetch === undefined ? {} : { fetch: options.fetch }) });
   return {
     fetch: (input, init) => {
-      redact.learn(new Request(input, init).headers);
-      return recording(input, init);
+      const request = new Request(input, init);
+      redact.learn(request.headers);
+      return recording(request);
     },
     runId: session.runId,
     recordTool: (name, fn, policy) => recordingTool(session, redact, name, fn, policy),
@@ -94,7 +95,10 @@ export interface ReplayOptions {
   tape: string | { store: TapeStore | string; run: string };
   /** Replace the answer of call N (0-based): text, or an assistant message — the shapes of `agentctl replay --patch`. */
   patches?: Readonly<Record<number, PatchInput>>;
-  /** Refuse a request that matches no recorded one (an `agentctl_replay_mismatch` error) instead of serving the next by position. */
+  /**
+   * Refuse a request that matches no recorded one (an `agentctl_replay_mismatch` error) instead of
+   * serving the next by position; with a live fallback, such a request goes live instead.
+   */
   strict?: boolean;
   /** When the tape runs out. Default 'error' (an `agentctl_tape_exhausted` error). */
   fallback?: Fallback;
@@ -108,6 +112,8 @@ export interface ReplayOptions {
   allowSideEffects?: boolean;
   /** Extra redaction patterns the recording used, so requests hash the same. */
   redact?: string[];
+  /** A name for the replay's own run, when it is recorded. */
+  runName?: string;
 }
 
 export interface Replay {
@@ -124,7 +130,7 @@ export interface Replay {
 }
 
 /** Load a recorded run and return a replaying fetch for it (see the module comment). */
-export async function replay(options: ReplayOptions): Promise<Replay> {
+export async function replay(options: ReplayOptions, internal: { source?: 'library' | 'proxy' } = {}): Promise<Replay> {
   const patches = patchesFromRecord(options.patches ?? {});
   // The same redactor as the recorder's (env secrets too), so the same request hashes the same.
   const redact = keyRedactor(options.redact ?? []);
@@ -145,15 +151,24 @@ export async function replay(options: ReplayOptions): Promise<Replay> {
   if (saveTo !== undefined) {
     const sameStore = saveTo === loaded.store;
     const { store, owned } = sameStore ? { store: loaded.store as TapeStore, owned: false } : await openStore(saveTo, true);
-    session = new RecordingSession({ store, ownsStore: owned, redact, source: 'library', parentId: run.id, task: run.task });
+    session = new RecordingSession({
+      store,
+      ownsStore: owned,
+      redact,
+      source: internal.source ?? 'library',
+      parentId: run.id,
+      task: run.task,
+      ...(options.runName === undefined ? {} : { runName: options.runName }),
+    });
     served = recordingFetch(session, redact, { fetch: served });
   }
   const used = new Set<TapeToolOutcome>();
   let finished: Promise<RunMeta | undefined> | undefined;
   return {
     fetch: (input, init) => {
-      redact.learn(new Request(input, init).headers);
-      return served(input, init);
+      const request = new Request(input, init);
+      redact.learn(request.headers);
+      return served(request);
     },
     replay: engine.state,
     runId: session?.runId,
@@ -191,10 +206,13 @@ function liveFetch(fallback: Exclude<Fallback, 'error'>, run: RunMeta): FetchLik
   };
 }
 
-/** The API part of a path: from the endpoint on (`/v1/chat/completions` → `chat/completions`). */
+/**
+ * The API part of a path: from a known endpoint on (`/openai/v1/chat/completions` →
+ * `chat/completions`), else the path without its version prefix (`/v1/audio/speech` → `audio/speech`).
+ */
 function apiPath(pathname: string): string {
   const match = /\/(chat\/completions|responses|embeddings|models|completions|files|moderations)(\/.*)?$/.exec(pathname);
-  return match === null ? pathname.replace(/^\//, '') : match[0].replace(/^\//, '');
+  return match === null ? pathname.replace(/^\/(v\d+\/)?/, '') : match[0].replace(/^\//, '');
 }
 
 interface LoadedTape {
