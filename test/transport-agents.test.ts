@@ -5,6 +5,7 @@
  * replayed through `replay().fetch` with the server stopped. A replay gives the same final output
  * and the same tool calls, and runs no tool again: their outcomes come from the tape.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { TapeStore } from '../src/tape/tape-store.js';
 import type { ToolFunction, ToolPolicy } from '../src/transport/recorded-tool.js';
 import { record, replay } from '../src/transport/library.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
+import { BIN } from './support/cli.js';
 
 const API_KEY = 'sk-test-agents-0123456789abcdef';
 const TASK = 'What is the weather in Paris? Email it to bob@example.com.';
@@ -250,5 +252,68 @@ describe('Vercel AI SDK 5 (createOpenAI) through record().fetch and replay().fet
     expect(again.effects.weatherLookups).toBe(0);
     expect(rep.replay.divergences).toEqual([]);
     expect(rep.replay.calls.map((c) => [c.source, c.matched])).toEqual([0, 1, 2, 3].map(() => ['tape', true]));
+  });
+});
+
+/** Start `agentctl proxy` on a free port; resolves with its URL once its `--json` line is out. */
+async function startProxy(store: string, args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: API_KEY, NO_COLOR: '1' };
+  delete env.OPENAI_BASE_URL;
+  const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', '--json', '--store', store, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${stderr}`)), 10_000);
+    void exited.then((code) => reject(new Error(`the proxy exited with ${code}: ${stderr}`)));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (line === undefined) return;
+      clearTimeout(timer);
+      resolve((JSON.parse(line) as { url: string }).url);
+    });
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('openai-agents-js through agentctl proxy', () => {
+  // An agent that knows nothing of agentctl: only its base URL points at the proxy. Its tools are its
+  // own (the proxy sees model calls only): they run again on replay unless the agent wraps them.
+  it.each(['responses', 'chat'] as const)('%s API: recorded through the proxy, served back offline with the same output and tool calls', async (api) => {
+    const store = join(dir, `agents-proxy-${api}`);
+    const mock = await startAimock(FIXTURES);
+    let recorded: AgentOutcome;
+    try {
+      const proxy = await startProxy(store, ['--record', `agents-${api}`, '--upstream', mock.baseURL]);
+      try {
+        const client = new OpenAI({ apiKey: 'sk-client-side-key-0123456789', baseURL: proxy.url, maxRetries: 0 });
+        recorded = await runAgent(client, weatherAgent((_name, fn) => fn, toolImplementations()), api, true);
+      } finally {
+        expect(await proxy.stop()).toBe(0);
+      }
+      expect(mock.requestCount()).toBe(2);
+    } finally {
+      await mock.close();
+    }
+    expect(recorded.finalOutput).toBe('Paris is sunny at 21C; I emailed Bob.');
+
+    // The server is gone: the proxy serves the run, strictly.
+    const proxy = await startProxy(store, ['--replay', `agents-${api}`]);
+    try {
+      const client = new OpenAI({ apiKey: 'anything', baseURL: proxy.url, maxRetries: 0 });
+      const replayed = await runAgent(client, weatherAgent((_name, fn) => fn, toolImplementations()), api, true);
+      expect(replayed.finalOutput).toEqual(recorded.finalOutput);
+      expect(replayed.toolCalls).toEqual(recorded.toolCalls);
+    } finally {
+      expect(await proxy.stop()).toBe(0);
+    }
   });
 });
