@@ -562,3 +562,82 @@ describe('record().fetch and replay().fetch', () => {
     }
   });
 });
+
+describe('the SDK helpers and recorded failures, through the recording client', () => {
+  it('chat.completions.runTools and .stream(): recorded, and replayed to the same result', async () => {
+    const llm = await startMockLlm([
+      { tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+      { content: 'a.txt says hello' },
+      { content: 'streamed through the helper' },
+    ]);
+    const storeDirectory = join(dir, 'helpers-store');
+    const readFile = (args: { path: string }): string => `contents of ${args.path}`;
+    const tools = [{
+      type: 'function' as const,
+      function: { name: 'read_file', function: readFile, parse: (text: string) => JSON.parse(text) as { path: string }, parameters: { type: 'object' } },
+    }];
+    const use = async (client: OpenAI): Promise<[string | null, string | null]> => {
+      const runner = client.chat.completions.runTools({ model: 'gpt-test', messages: [{ role: 'user', content: 'read a.txt' }], tools });
+      const answer = await runner.finalContent();
+      const stream = client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'stream please' }] });
+      const streamed = await stream.finalChatCompletion();
+      return [answer, streamed.choices[0]?.message.content ?? null];
+    };
+    let live: [string | null, string | null];
+    let runId: string;
+    try {
+      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-helpers-0123456789', maxRetries: 0 }), { store: storeDirectory });
+      runId = recording.runId;
+      live = await use(recording.client);
+      await recording.finish();
+      llm.assertConsumed();
+    } finally {
+      await llm.close();
+    }
+    expect(live).toEqual(['a.txt says hello', 'streamed through the helper']);
+    const replayed = await replayOpenAI({ tape: { store: storeDirectory, run: runId } });
+    expect(await use(replayed)).toEqual(live);
+    expect(replayed.replay.divergences).toEqual([]);
+    expect(replayed.replay.calls.map((c) => c.matched)).toEqual([true, true, true]);
+  });
+
+  it('a recorded 429 keeps its status, body and Retry-After, and fails the same way on replay (without the wait)', async () => {
+    const llm = await startMockLlm([{ status: 429, retryAfter: 30, body: { error: { message: 'slow down', type: 'rate_limit' } } }, STEPS[2] as ScenarioStep]);
+    const storeDirectory = join(dir, 'rate-limit-store');
+    let runId: string;
+    try {
+      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-rate-0123456789', maxRetries: 0 }), { store: storeDirectory });
+      runId = recording.runId;
+      const first = await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(first).toBeInstanceOf(OpenAI.RateLimitError);
+      await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      await recording.finish();
+    } finally {
+      await llm.close();
+    }
+    const store = await TapeStore.open(storeDirectory, { create: false });
+    try {
+      const events: RunEvent[] = [];
+      for await (const event of store.readEvents(runId)) events.push(event);
+      expect(events.filter((e) => e.type === 'llm_error')).toMatchObject([{
+        iteration: 0, attempt: 0, kind: 'recoverable', status: 429, retryAfterMs: 30_000, message: '429 slow down',
+        http: { status: 429, headers: { 'retry-after': '30' }, body: { error: { message: 'slow down' } } },
+      }]);
+      expect(events.filter((e) => e.type === 'llm_response')).toMatchObject([{ iteration: 0, attempt: 1 }]);
+    } finally {
+      await store.close();
+    }
+
+    // Without retries: the same error, status, body and header.
+    const once = await replayOpenAI({ tape: { store: storeDirectory, run: runId }, client: { maxRetries: 0 } });
+    const error = await once.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).message).toBe('429 slow down');
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('30');
+    // With the SDK's own retry: it is told to wait 1 ms, not 30 s, and gets the recorded answer.
+    const retried = await replayOpenAI({ tape: { store: storeDirectory, run: runId }, client: { maxRetries: 1 } });
+    const answer = await retried.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.choices[0]?.message.content).toBe('All done: the answer is 42.');
+    expect(retried.replay.calls).toEqual([{ iteration: 0, source: 'tape', matched: true, resynced: false }]);
+  });
+});
