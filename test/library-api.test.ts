@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import type { RunnableToolFunctionWithParse } from 'openai/lib/RunnableFunction';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta, requestHash } from '../src/agent/request-delta.js';
@@ -572,8 +573,8 @@ describe('the SDK helpers and recorded failures, through the recording client', 
     ]);
     const storeDirectory = join(dir, 'helpers-store');
     const readFile = (args: { path: string }): string => `contents of ${args.path}`;
-    const tools = [{
-      type: 'function' as const,
+    const tools: RunnableToolFunctionWithParse<{ path: string }>[] = [{
+      type: 'function',
       function: { name: 'read_file', function: readFile, parse: (text: string) => JSON.parse(text) as { path: string }, parameters: { type: 'object' } },
     }];
     const use = async (client: OpenAI): Promise<[string | null, string | null]> => {
