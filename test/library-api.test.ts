@@ -575,7 +575,7 @@ describe('the SDK helpers and recorded failures, through the recording client', 
     const readFile = (args: { path: string }): string => `contents of ${args.path}`;
     const tools: RunnableToolFunctionWithParse<{ path: string }>[] = [{
       type: 'function',
-      function: { name: 'read_file', function: readFile, parse: (text: string) => JSON.parse(text) as { path: string }, parameters: { type: 'object' } },
+      function: { name: 'read_file', description: 'Read a file', function: readFile, parse: (text: string) => JSON.parse(text) as { path: string }, parameters: { type: 'object' } },
     }];
     const use = async (client: OpenAI): Promise<[string | null, string | null]> => {
       const runner = client.chat.completions.runTools({ model: 'gpt-test', messages: [{ role: 'user', content: 'read a.txt' }], tools });
