@@ -8,21 +8,18 @@ const fences = [
   { name: 'ink', home: 'src/tui' },
   { name: 'react', home: 'src/tui' },
   { name: 'openai', home: 'src/llm' },
-  // The transport speaks the model APIs on the wire: it may use the SDK's types (and nothing else).
-  { name: 'openai', home: 'src/transport' },
   { name: 'level', home: 'src/tape' },
 ];
-
-const homes = (name) => fences.filter((f) => f.name === name).map((f) => `${f.home}/`).join(' or ');
-
-/** One entry per package fenced off from `except` (a folder): its homes do not include it. */
-const fencedFrom = (except) => [...new Set(fences.map((f) => f.name))].filter((name) => !fences.some((f) => f.name === name && f.home === except));
 
 const fenceRule = (except) => [
   'error',
   {
-    paths: fencedFrom(except).map((name) => ({ name, message: `'${name}' may only be imported inside ${homes(name)} (see README, "Development").` })),
-    patterns: fencedFrom(except).map((name) => ({ group: [`${name}/*`], message: `'${name}' may only be imported inside ${homes(name)}.` })),
+    paths: fences
+      .filter((f) => f.home !== except)
+      .map((f) => ({ name: f.name, message: `'${f.name}' may only be imported inside ${f.home}/ (see README, "Development").` })),
+    patterns: fences
+      .filter((f) => f.home !== except)
+      .map((f) => ({ group: [`${f.name}/*`], message: `'${f.name}' may only be imported inside ${f.home}/.` })),
   },
 ];
 
@@ -50,7 +47,7 @@ export default tseslint.config(
     },
   },
   { files: ['src/**'], rules: { 'no-restricted-imports': fenceRule(null) } },
-  ...[...new Set(fences.map((f) => f.home))].map((home) => ({ files: [`${home}/**`], rules: { 'no-restricted-imports': fenceRule(home) } })),
+  ...fences.map((f) => ({ files: [`${f.home}/**`], rules: { 'no-restricted-imports': fenceRule(f.home) } })),
   {
     files: ['**/*.js', '**/*.mjs'],
     plugins: { '@stylistic': stylistic },

@@ -7,12 +7,12 @@ import { TapeStore, type OpenStoreOptions } from './tape/tape-store.js';
 
 // Recording and replaying any agent: a recording or replaying `fetch` for any client that takes
 // one, the `openai` SDK conveniences built on it, and tool functions recorded with them.
-export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './transport/library.js';
+export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './llm/transport/library.js';
 export { recordOpenAI, replayOpenAI } from './llm/index.js';
 export type { OpenAIRecording, RecordOpenAIOptions, ReplayedOpenAI, ReplayOpenAIOptions } from './llm/index.js';
-export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './transport/recorded-tool.js';
-export type { FetchLike } from './transport/recording-fetch.js';
-export type { FinishOptions } from './transport/recording-session.js';
+export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './llm/transport/recorded-tool.js';
+export type { FetchLike } from './llm/transport/recording-fetch.js';
+export type { FinishOptions } from './llm/transport/recording-session.js';
 export type { ReplayState, ReplayedCall, RequestDivergence } from './replay/replay-engine.js';
 export type { RequestDifference } from './replay/request-difference.js';
 export type { PatchInput } from './replay/patches.js';

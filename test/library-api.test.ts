@@ -18,7 +18,7 @@ import type { RunMeta } from '../src/core/run-meta.js';
 import { recordOpenAI, replayOpenAI } from '../src/llm/index.js';
 import type { ReplayOpenAIOptions } from '../src/llm/index.js';
 import { runEventSchema } from '../src/tape/schema.js';
-import { record as recordRun, replay as replayRun } from '../src/transport/library.js';
+import { record as recordRun, replay as replayRun } from '../src/llm/transport/library.js';
 import { writeTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { startMockLlm } from './support/mock-llm.js';

@@ -21,8 +21,8 @@ import type { RunEvent } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import { recordOpenAI, replayOpenAI } from '../src/llm/index.js';
 import { TapeStore } from '../src/tape/tape-store.js';
-import { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from '../src/transport/recorded-tool.js';
-import { record, replay } from '../src/transport/library.js';
+import { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from '../src/llm/transport/recorded-tool.js';
+import { record, replay } from '../src/llm/transport/library.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
 import { startMockLlm } from './support/mock-llm.js';
 

@@ -8,10 +8,10 @@ import type OpenAI from 'openai';
 import type { Clock } from '../core/clock.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { TapeStore } from '../tape/tape-store.js';
-import { record } from '../transport/library.js';
-import type { ToolFunction, ToolPolicy } from '../transport/recorded-tool.js';
-import type { FetchLike } from '../transport/recording-fetch.js';
-import type { FinishOptions } from '../transport/recording-session.js';
+import { record } from './transport/library.js';
+import type { ToolFunction, ToolPolicy } from './transport/recorded-tool.js';
+import type { FetchLike } from './transport/recording-fetch.js';
+import type { FinishOptions } from './transport/recording-session.js';
 
 export interface RecordOpenAIOptions {
   /** The store to record into, or its directory (opened here, created if missing, closed by finish()). */

@@ -7,10 +7,10 @@
 import OpenAI, { type ClientOptions } from 'openai';
 import type { RunMeta } from '../core/run-meta.js';
 import type { ReplayState } from '../replay/replay-engine.js';
-import { replay, type Fallback, type ReplayOptions } from '../transport/library.js';
-import type { FetchLike } from '../transport/recording-fetch.js';
-import type { ToolFunction, ToolPolicy } from '../transport/recorded-tool.js';
-import type { FinishOptions } from '../transport/recording-session.js';
+import { replay, type Fallback, type ReplayOptions } from './transport/library.js';
+import type { FetchLike } from './transport/recording-fetch.js';
+import type { ToolFunction, ToolPolicy } from './transport/recorded-tool.js';
+import type { FinishOptions } from './transport/recording-session.js';
 
 export interface ReplayOpenAIOptions extends Omit<ReplayOptions, 'fallback'> {
   /** When the tape runs out: as for `replay()`, or a real client to send the calls to (its base URL, key and fetch). */

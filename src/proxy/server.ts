@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentctlError, UsageError } from '../core/errors.js';
-import type { FetchLike } from '../transport/recording-fetch.js';
+import type { FetchLike } from '../llm/transport/recording-fetch.js';
 import { outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
 
 /** What a mode gives the server. */

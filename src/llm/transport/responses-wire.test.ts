@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 // The replies are checked against the real SDK, which only src/llm imports in the code itself.
 
 import { OpenAI } from 'openai';
-import type { LlmChunk, LlmResponse } from '../core/llm.js';
-import { requestHash } from '../agent/request-delta.js';
+import type { LlmChunk, LlmResponse } from '../../core/llm.js';
+import { requestHash } from '../../agent/request-delta.js';
 import { responsesWire } from './responses-wire.js';
 import type { ReplyLabels, SseEvent } from './wire.js';
 

@@ -14,12 +14,12 @@
  * for a stream, its last event is held back until the response is on disk. The client's own
  * headers (its API key) are never recorded.
  */
-import type { RunEventInput } from '../core/events.js';
-import type { LlmRequest } from '../core/llm.js';
-import type { ChatMessage } from '../core/messages.js';
-import type { Redactor } from '../core/redact.js';
-import { requestDelta, requestHash } from '../agent/request-delta.js';
-import { parseRetryAfter } from '../llm/retry-after.js';
+import type { RunEventInput } from '../../core/events.js';
+import type { LlmRequest } from '../../core/llm.js';
+import type { ChatMessage } from '../../core/messages.js';
+import type { Redactor } from '../../core/redact.js';
+import { requestDelta, requestHash } from '../../agent/request-delta.js';
+import { parseRetryAfter } from '../retry-after.js';
 import { agentctlError, bodyValue, exchangeHash, keptHeaders, wireFor } from './http-reply.js';
 import { recordableUrl, type CallSlot, type RecordingSession } from './recording-session.js';
 import { SseReader, type RawSseEvent } from './sse.js';

@@ -6,8 +6,8 @@
  * `LlmResponse` the tape has no reply body for (a patch, a run recorded by `agentctl record`) into
  * the body or events that API's clients expect.
  */
-import type { ModelEndpoint } from '../core/events.js';
-import type { LlmChunk, LlmRequest, LlmResponse } from '../core/llm.js';
+import type { ModelEndpoint } from '../../core/events.js';
+import type { LlmChunk, LlmRequest, LlmResponse } from '../../core/llm.js';
 
 /** One server-sent event: its `event:` name (absent for plain `data:` events) and its `data:` text. */
 export interface SseEvent {

@@ -20,9 +20,9 @@
  * structural.
  */
 import { createHash } from 'node:crypto';
-import type { FinishReason, LlmChunk, LlmRequest, LlmResponse, ToolCallDelta, Usage } from '../core/llm.js';
-import type { ChatMessage, ToolCall, ToolDefinition } from '../core/messages.js';
-import { canonicalJson } from '../guardrails/canonical-json.js';
+import type { FinishReason, LlmChunk, LlmRequest, LlmResponse, ToolCallDelta, Usage } from '../../core/llm.js';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../../core/messages.js';
+import { canonicalJson } from '../../guardrails/canonical-json.js';
 import { paramsOf } from './chat-wire.js';
 import type { ModelWire, ReplyLabels, SseEvent, WireStream } from './wire.js';
 

@@ -5,8 +5,8 @@
  * headers), never cookies.
  */
 import { createHash } from 'node:crypto';
-import type { HttpReply, ModelEndpoint } from '../core/events.js';
-import { canonicalJson } from '../guardrails/canonical-json.js';
+import type { HttpReply, ModelEndpoint } from '../../core/events.js';
+import { canonicalJson } from '../../guardrails/canonical-json.js';
 import { chatWire } from './chat-wire.js';
 import { responsesWire } from './responses-wire.js';
 import type { ModelWire } from './wire.js';

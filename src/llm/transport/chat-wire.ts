@@ -4,10 +4,10 @@
  * affects the answer kept in `params`.
  */
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import type { LlmRequest, LlmResponse } from '../core/llm.js';
-import { toLlmRequest } from '../llm/sdk-request.js';
-import { chunksFromRecorded, chunksFromResponse, completionFromResponse, responseFromCompletion } from '../llm/sdk-response.js';
-import { StreamAccumulator, type CompletionChunkLike } from '../llm/stream-accumulator.js';
+import type { LlmRequest, LlmResponse } from '../../core/llm.js';
+import { toLlmRequest } from '../sdk-request.js';
+import { chunksFromRecorded, chunksFromResponse, completionFromResponse, responseFromCompletion } from '../sdk-response.js';
+import { StreamAccumulator, type CompletionChunkLike } from '../stream-accumulator.js';
 import type { ModelWire, SseEvent, WireStream } from './wire.js';
 
 /**
