@@ -95,9 +95,12 @@ export function replayingFetch(options: ReplayingFetchOptions): FetchLike {
         }
         const http = outcome.http;
         if (model.request.stream) {
+          // Recorded at the transport, every chunk but the terminal one came from events (the terminal
+          // one has none when the stream ended without a `[DONE]`): served as they were.
           const raws = chunks.map((c) => c.raw);
-          if (http !== undefined && raws.length > 0 && raws.every((r) => r !== undefined)) {
-            return streamResponse(raws as string[], http.status, http.headers, request.signal);
+          const fromEvents = raws.every((r, i) => r !== undefined || chunks[i]?.chunk.finished === true);
+          if (http !== undefined && raws.some((r) => r !== undefined) && fromEvents) {
+            return streamResponse(raws.filter((r) => r !== undefined), http.status, http.headers, request.signal);
           }
           const recordedChunks = chunks.length > 0 ? chunks.map((c) => c.chunk) : undefined;
           const events = model.wire.replyEvents(outcome.response, labels(served.iteration), model.body, recordedChunks);
