@@ -59,6 +59,8 @@ export class RecordingSession {
   private ending = false;
   /** Calls that are ending (a stream the client stopped reading): finish() waits for them. */
   private readonly windingUp = new Set<Promise<void>>();
+  /** Chunks of streams under way, by iteration and attempt. */
+  private readonly streams = new Map<string, RunEventInput[]>();
   /** The highest step of any event written (run_end goes there). */
   private maxStep = 0;
   /** Calls that failed, by request hash: a retry of the same request is their next attempt. */
@@ -145,14 +147,35 @@ export class RecordingSession {
     // part of it: nothing may follow run_end.
     if (this.ending && event.type !== 'run_end') return Promise.resolve();
     this.maxStep = Math.max(this.maxStep, event.step);
-    const recorder = this.recorder;
+    if (event.type !== 'llm_chunk') return this.append([event]);
+    // A stream's chunks are held until its terminal chunk, then written together: overlapping streams
+    // do not interleave, so each is redacted as one text (a key split across its chunks is found).
+    const key = `${event.iteration}:${event.attempt}`;
+    const held = this.streams.get(key) ?? [];
+    held.push(event);
+    this.streams.set(key, held);
+    if (!event.chunk.finished) return Promise.resolve();
+    this.streams.delete(key);
+    return this.append(held);
+  }
+
+  /** Stamp and write events one after another, after everything before them. */
+  private append(events: readonly RunEventInput[]): Promise<void> {
+    const recorder = this.recorder as Promise<RunRecorder>;
     const done = this.tail.then(async () => {
       const rec = await recorder;
-      await rec.write((this.stamper as EventStamper).stamp(event));
+      for (const event of events) await rec.write((this.stamper as EventStamper).stamp(event));
     });
     // The chain goes on after a failed write; the failure reaches this write's caller.
     this.tail = done.catch(() => undefined);
     return done;
+  }
+
+  /** The chunks of streams that never ended (a process going away, a client that never read on). */
+  private flushStreams(): Promise<void> {
+    const held = [...this.streams.values()].flat();
+    this.streams.clear();
+    return held.length === 0 ? Promise.resolve() : this.append(held);
   }
 
   /** Write `run_end`, mark the run complete, close an owned store. Idempotent. */
@@ -161,6 +184,7 @@ export class RecordingSession {
       try {
         await this.start({ model: 'unknown' });
         await Promise.all([...this.windingUp]);
+        await this.flushStreams();
         this.ending = true;
         const state = end.state ?? 'COMPLETED';
         const totals = { ...this.totals };
@@ -177,22 +201,6 @@ export class RecordingSession {
   track(done: Promise<void>): void {
     this.windingUp.add(done);
     void done.finally(() => this.windingUp.delete(done));
-  }
-
-  /** Stop without a run_end (the process is going away): the run stays `incomplete` and replays up to here. */
-  abandon(): Promise<RunMeta | undefined> {
-    if (this.finished !== undefined) return this.finished;
-    const recorder = this.recorder;
-    this.finished = (async () => {
-      try {
-        if (recorder === undefined) return undefined as unknown as RunMeta;
-        await this.tail;
-        return await (await recorder).finish(null);
-      } finally {
-        if (this.options.ownsStore) await this.options.store.close();
-      }
-    })();
-    return this.finished.then((meta) => meta as RunMeta | undefined);
   }
 }
 
