@@ -57,8 +57,8 @@ async function* stream(events: RunEvent[]): AsyncGenerator<RunEvent> {
   for (const event of events) yield event;
 }
 
-async function diff(a: RunEvent[], b: RunEvent[]): Promise<{ steps: StepDiff[]; summary: RunDiffSummary }> {
-  const gen = diffRuns(stream(a), stream(b));
+async function diff(a: RunEvent[], b: RunEvent[], overlapping?: [boolean, boolean]): Promise<{ steps: StepDiff[]; summary: RunDiffSummary }> {
+  const gen = diffRuns(stream(a), stream(b), overlapping);
   const steps: StepDiff[] = [];
   for (;;) {
     const next = await gen.next();
@@ -140,6 +140,14 @@ describe('diffRuns', () => {
   it('refuses a run whose steps go backwards (bad tape)', async () => {
     const bad = run([...start(), ...toolStep(1), ...toolStep(0)]);
     await expect(diff(run(base()), bad)).rejects.toBeInstanceOf(TapeFormatError);
+  });
+
+  it('takes a step that comes back in a run recorded at the transport (overlapping calls) with the step under way', async () => {
+    const overlapping = run([...start(), ...toolStep(1), ...toolStep(0)]);
+    const { summary } = await diff(overlapping, overlapping, [true, true]);
+    expect(summary).toMatchObject({ identical: true, stepsA: 2, stepsB: 2 });
+    // Only the transport-recorded side is let off.
+    await expect(diff(overlapping, overlapping, [true, false])).rejects.toBeInstanceOf(TapeFormatError);
   });
 
   it('streams: a caller can stop early, and endless runs are read one step at a time', async () => {

@@ -63,11 +63,16 @@ interface StepGroup {
 
 /**
  * Yields one StepDiff per step either run has, in step order, and returns the totals. Throws
- * TapeFormatError when a run's steps go backwards.
+ * TapeFormatError when a run's steps go backwards, unless it was recorded at the transport
+ * (`overlapping`: for run A and run B).
  */
-export async function* diffRuns(a: AsyncIterable<RunEvent>, b: AsyncIterable<RunEvent>): AsyncGenerator<StepDiff, RunDiffSummary> {
-  const left = stepGroups(a, 'A')[Symbol.asyncIterator]();
-  const right = stepGroups(b, 'B')[Symbol.asyncIterator]();
+export async function* diffRuns(
+  a: AsyncIterable<RunEvent>,
+  b: AsyncIterable<RunEvent>,
+  overlapping: readonly [boolean, boolean] = [false, false],
+): AsyncGenerator<StepDiff, RunDiffSummary> {
+  const left = stepGroups(a, 'A', overlapping[0])[Symbol.asyncIterator]();
+  const right = stepGroups(b, 'B', overlapping[1])[Symbol.asyncIterator]();
   const totals: RunDiffSummary = { identical: true, firstDifferenceStep: null, stepsA: 0, stepsB: 0, differingSteps: 0, identicalSteps: 0 };
   const comparison = new RunComparison();
   try {
@@ -231,15 +236,19 @@ export function normalize(event: RunEvent): Record<string, unknown> {
   return copy;
 }
 
-/** A run's events grouped by step, forward only; replay divergence notes dropped. */
-async function* stepGroups(events: AsyncIterable<RunEvent>, side: string): AsyncGenerator<StepGroup> {
+/**
+ * A run's events grouped by step, forward only; replay divergence notes dropped. In a run recorded
+ * at the transport (`overlapping`) calls may overlap, so an event can come after a later step's: it
+ * goes with the step under way. In any other run that is a bad tape.
+ */
+async function* stepGroups(events: AsyncIterable<RunEvent>, side: string, overlapping: boolean): AsyncGenerator<StepGroup> {
   let group: StepGroup | null = null;
   for await (const event of events) {
-    if (group !== null && event.step < group.step) {
+    if (group !== null && event.step < group.step && !overlapping) {
       throw new TapeFormatError(`run ${side}: event ${event.seq} goes back from step ${group.step} to ${event.step}`);
     }
     if (event.type === 'divergence') continue;
-    if (group !== null && event.step === group.step) {
+    if (group !== null && event.step <= group.step) {
       group.events.push(event);
       continue;
     }

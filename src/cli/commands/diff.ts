@@ -6,6 +6,7 @@
  * asks for 7 when the runs differ (like `git diff --exit-code`). Ids the provider made up are
  * compared by position, not text (replay/id-labels.ts); the step summaries keep them as recorded.
  */
+import { recordedBy } from '../../core/run-meta.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { diffRuns, type RunDiffSummary } from '../../replay/run-diff.js';
 import { TapeStore } from '../../tape/tape-store.js';
@@ -27,7 +28,7 @@ export async function runDiff(refA: string, refB: string, options: DiffCommandOp
   try {
     const a = await openTapeSource(refA, openStore);
     const b = await openTapeSource(refB, openStore);
-    const steps = diffRuns(a.events(), b.events());
+    const steps = diffRuns(a.events(), b.events(), [recordedBy(a.meta) !== 'cli', recordedBy(b.meta) !== 'cli']);
     const text = options.json || options.quiet ? null : new DiffTextReport();
     if (text !== null) for (const line of diffHeader(a, b)) out(line);
     let summary: RunDiffSummary;
