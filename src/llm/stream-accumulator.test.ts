@@ -16,6 +16,15 @@ describe('StreamAccumulator', () => {
     });
   });
 
+  it('with several answers asked for (n > 1), keeps the first: the others are not more of it', () => {
+    const acc = new StreamAccumulator();
+    acc.add({ choices: [{ index: 0, delta: { content: 'Alpha' } }] }, 1);
+    acc.add({ choices: [{ index: 1, delta: { content: 'Beta' } }] }, 2);
+    acc.add({ choices: [{ index: 1, delta: {}, finish_reason: 'stop' }, { index: 0, delta: { content: '!' }, finish_reason: 'stop' }] }, 3);
+    acc.terminal(4);
+    expect(acc.response().message.content).toBe('Alpha!');
+  });
+
   it('knows whether any chunk carried a choice, and reads chunks without choices without failing', () => {
     const acc = new StreamAccumulator();
     expect(acc.add({ hello: 'world' } as never, 0)).toBeUndefined();

@@ -21,6 +21,8 @@ export interface CompletionChunkLike {
       }> | null;
     } | null;
     finish_reason?: string | null;
+    /** Which answer this is when several were asked for (`n`); absent: the first. */
+    index?: number | null;
   } | null> | null;
   usage?: { prompt_tokens?: number | null; completion_tokens?: number | null } | null;
 }
@@ -78,7 +80,8 @@ export class StreamAccumulator {
   add(chunk: CompletionChunkLike, offsetMs: number): LlmChunk | undefined {
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = mapUsage(chunk.usage);
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    // The first choice is the answer (with `n` > 1 the others are other answers, not more of it).
+    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => (c?.index ?? 0) === 0) : undefined;
     if (typeof choice !== 'object' || choice === null) return undefined;
     // A choice with a delta (or at least a finish reason) is an answer, even an empty one.
     if ((typeof choice.delta === 'object' && choice.delta !== null) || typeof choice.finish_reason === 'string') this.sawChoice = true;
