@@ -48,8 +48,17 @@ function argumentsOf(args: readonly unknown[], policy: ToolPolicy): unknown {
   return args[0];
 }
 
+/**
+ * A returned value as the tape keeps it: its JSON (big integers as text). A value JSON cannot hold
+ * (a cycle, a function) is kept as its text, and a replay returns that text.
+ */
 function outputOf(value: unknown): string {
-  return value === undefined ? 'null' : JSON.stringify(value);
+  if (value === undefined) return 'null';
+  try {
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+  } catch {
+    return JSON.stringify(String(value));
+  }
 }
 
 /** Wrap `fn` so its calls are recorded onto the session's run. */
@@ -62,15 +71,17 @@ export function recordingTool<F extends ToolFunction>(session: RecordingSession,
     await session.start({ model: 'unknown' });
     await session.write({ type: 'tool_call', step, callId, tool: name, arguments: canonicalJson(safe ?? null), key: callKey(name, safe ?? null) });
     const started = session.clock.now();
+    let value: unknown;
     try {
-      const value = await fn(...args);
-      await session.write({ type: 'tool_result', step, callId, tool: name, status: 'ok', output: outputOf(value), durationMs: session.clock.now() - started });
-      return value;
+      value = await fn(...args);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await session.write({ type: 'tool_result', step, callId, tool: name, status: 'error', output: message, durationMs: session.clock.now() - started });
       throw error;
     }
+    // The tool succeeded: the agent gets its value, whatever the tape can keep of it.
+    await session.write({ type: 'tool_result', step, callId, tool: name, status: 'ok', output: outputOf(value), durationMs: session.clock.now() - started });
+    return value;
   };
   return wrapped as unknown as F;
 }
