@@ -374,6 +374,8 @@ describe('agentctl proxy', () => {
       [['--mode', 'replay-or-record', '--replay', 'rec', '--upstream', 'http://127.0.0.1:9/v1', '--no-strict'], /do not go with replay-or-record/],
       [['--record', 'x', '--replay', 'rec'], /--record and --replay do not go together/],
       [['--replay', 'rec', '--port', 'eighty'], /--port must be a port number/],
+      [['--replay', 'rec', '--host', ''], /--host must be an IP address or a host name, got ''/],
+      [['--replay', 'rec', '--host', 'http://x'], /--host must be an IP address or a host name/],
     ])('%j', async (args, message) => {
       const result = await cli(['proxy', ...args]);
       expect(result.code, result.stderr).toBe(2);

@@ -9,7 +9,7 @@
  * requests in flight finish (up to 5 s), ends the run (COMPLETED, 'proxy stopped') and prints a
  * summary. Exit 0; 2 for a bad flag, a bad or unreachable upstream, or a port in use.
  */
-import { connect } from 'node:net';
+import { connect, isIP } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { parseUpstream } from '../../proxy/forward.js';
 import { openMode, PROXY_MODES, type ProxyMode, type ProxyModeName, type ProxySummary } from '../../proxy/modes.js';
@@ -89,6 +89,9 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
 
 /** The mode and its inputs from the flags; every bad combination is a one-line usage error. */
 export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEnv): Checked {
+  if (!isIP(options.host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(options.host)) {
+    throw new UsageError(`--host must be an IP address or a host name, got '${options.host}'`);
+  }
   if (options.mode !== undefined && !(PROXY_MODES as readonly string[]).includes(options.mode)) {
     throw new UsageError(`--mode must be one of ${PROXY_MODES.join(', ')}, got '${options.mode}'`);
   }
