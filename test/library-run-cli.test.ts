@@ -85,6 +85,7 @@ describe('a library-recorded run in the CLI', () => {
     const ci = await runCli(['ci', corpus]);
     expect(ci.code).not.toBe(0);
     expect(ci.stdout + ci.stderr).toMatch(/recorded by the library/);
+    expect(ci.stdout + ci.stderr).toMatch(/replayOpenAI\(\) or replay\(\)/);
   });
 
   it('is viewed as its events without a terminal', async () => {

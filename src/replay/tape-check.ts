@@ -130,7 +130,9 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
       const message = error.line === undefined ? error.detail : `line ${error.line}: ${error.detail}`;
       return done({ name, ...extra, outcome: 'invalid', message, ...(error.line === undefined ? {} : { line: error.line }) });
     }
-    const message = isAgentctlError(error) ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    const message = isAgentctlError(error)
+      ? `${error.message}${error.hint === undefined ? '' : ` (${error.hint})`}`
+      : `internal error: ${error instanceof Error ? error.message : String(error)}`;
     return done({ name, ...extra, outcome: 'error', message });
   }
 }
