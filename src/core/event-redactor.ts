@@ -2,11 +2,15 @@
  * Redacts a stream of RunEvents for the tape and for every printed form of it. Most events are
  * redacted one by one; the chunks of a streamed answer are held until the stream's last chunk, then
  * redacted as one text and cut again at the same chunk boundaries — so a key split across two chunks
- * leaves no fragment in either (a chunk's raw server-sent event, recorded at the transport, gets the
- * same cut; when it cannot, the stream's raw events are dropped and a replay rebuilds them). The user's own redaction patterns are not written to the tape (a
- * pattern can be the very secret it hides): a recorded config keeps `redact: []`.
+ * leaves no fragment in either. A text a stream carries in pieces besides its chunks' (a reasoning
+ * text, logprob tokens) gets the same treatment in the chunks' raw server-sent events, recorded at
+ * the transport, and so do the logprob tokens of a whole reply body (json-recut.ts); a raw event
+ * always says what its chunk says (when it cannot, the stream's raw events are dropped and a replay
+ * rebuilds them). The user's own redaction patterns are not written to the tape (a pattern can be
+ * the very secret it hides): a recorded config keeps `redact: []`.
  */
 import type { LlmChunkEvent, RunEvent } from './events.js';
+import { jsonLeaves, recutJson, recutLeaves, withLeaves, type JsonLeaf } from './json-recut.js';
 import type { LlmChunk } from './llm.js';
 import { REDACTED, type Redactor, type Span } from './redact.js';
 
@@ -22,7 +26,7 @@ export class EventRedactor {
       return event.chunk.finished ? this.release() : [];
     }
     const out = this.held.length > 0 ? this.release() : [];
-    out.push(this.redact(event.type === 'run_start' ? { ...event, config: configForTape(event.config) } : event));
+    out.push(this.redact(event.type === 'run_start' ? { ...event, config: configForTape(event.config) } : withBodyRecut(event, this.redact)));
     return out;
   }
 
@@ -43,6 +47,22 @@ export class EventRedactor {
       return out;
     });
   }
+}
+
+/**
+ * A reply body (of a model reply, a model error, an opaque exchange) with the texts it carries in
+ * pieces (logprob tokens) redacted as wholes: json-recut.ts. The deep redaction of the event follows.
+ */
+function withBodyRecut(event: RunEvent, redact: Redactor): RunEvent {
+  if ((event.type === 'llm_response' || event.type === 'llm_error') && event.http?.body !== undefined) {
+    const body = recutJson(event.http.body, redact);
+    return body === event.http.body ? event : { ...event, http: { ...event.http, body } };
+  }
+  if (event.type === 'http_exchange' && event.response.body !== undefined) {
+    const body = recutJson(event.response.body, redact);
+    return body === event.response.body ? event : { ...event, response: { ...event.response, body } };
+  }
+  return event;
 }
 
 /** A config as a tape keeps it: without the user's redaction patterns. */
@@ -118,31 +138,114 @@ function cutSpans(text: string, from: number, to: number, spans: readonly Span[]
 }
 
 /**
- * The raw events of a stream's chunks, with the same cuts as their chunks: where redaction changed
- * a chunk's text or a tool call's arguments, that piece (a whole JSON string in the event) is
- * replaced by its redacted form, then the event text is redacted as a whole. Null when a changed
- * piece is not found in its event exactly once: the raw events are then not kept at all.
+ * The raw events of a stream's chunks, redacted as json-recut.ts says: the strings of all their
+ * server-sent events grouped across the stream (a chunk's text, a tool call's arguments, a
+ * reasoning text, logprob tokens: each its own group), each group redacted as one text and cut
+ * again; an event whose strings changed is written again (its `data:` re-serialised, its other
+ * lines kept), the others are left byte for byte; then each raw text is redacted as a whole.
+ *
+ * A raw event says what its chunk says: every string in it equal to a piece of its chunk (its text,
+ * a tool call's arguments) ends up as that piece does in the recut chunk — taking the chunk's cut
+ * when the groups left it alone. Null when that cannot be (a changed piece in no string of its
+ * event, or cut otherwise there): the raw events are then not kept at all.
  */
 function recutRaws(events: readonly LlmChunkEvent[], chunks: readonly LlmChunk[], redact: Redactor): (string | undefined)[] | null {
-  const out: (string | undefined)[] = [];
+  const parts = events.map((event) => (event.raw === undefined ? undefined : sseParts(event.raw)));
+  recutLeaves(parts.flatMap((own) => own ?? []).flatMap((part) => part.leaves), redact);
   for (const [i, event] of events.entries()) {
-    let raw = event.raw;
-    if (raw === undefined) {
-      out.push(undefined);
-      continue;
-    }
+    const own = parts[i];
+    if (own === undefined) continue;
+    const leaves = own.flatMap((part) => part.leaves);
     const after = chunks[i] as LlmChunk;
     const pieces: [string | undefined, string | undefined][] = [[event.chunk.content, after.content]];
     for (const call of event.chunk.toolCalls ?? []) pieces.push([call.arguments, after.toolCalls?.find((c) => c.index === call.index)?.arguments]);
-    for (const [before, now] of pieces) {
-      if (before === undefined || before === now) continue;
-      // The piece is a whole JSON string in its event (`"content":"…"`, `"delta":"…"`): find it as one, once.
-      const from = JSON.stringify(before);
-      const at = raw.indexOf(from);
-      if (at === -1 || raw.indexOf(from, at + 1) !== -1) return null;
-      raw = raw.slice(0, at) + JSON.stringify(now ?? '') + raw.slice(at + from.length);
+    for (const [before, cut] of pieces) {
+      if (before === undefined || before === '') continue;
+      const now = cut ?? '';
+      const same = leaves.filter((leaf) => leaf.value === before);
+      if (now !== before && same.length === 0) return null;
+      for (const leaf of same) {
+        if (leaf.next === now) continue;
+        if (leaf.next !== leaf.value) return null;
+        leaf.next = now;
+      }
     }
-    out.push(redact.text(raw));
+  }
+  return parts.map((own) => (own === undefined ? undefined : redact.text(own.map(partText).join(''))));
+}
+
+/** One server-sent event of a raw text: its text, and the strings of its `data:` when that is JSON. */
+interface SsePart {
+  text: string;
+  data?: unknown;
+  leaves: JsonLeaf[];
+}
+
+/** The server-sent events of a raw text (split as the transport's reader splits them), parsed. */
+function sseParts(raw: string): SsePart[] {
+  const out: SsePart[] = [];
+  let rest = raw;
+  for (;;) {
+    const end = /\r\n\r\n|\n\n|\r\r/.exec(rest);
+    const text = end === null ? rest : rest.slice(0, end.index + end[0].length);
+    if (text !== '') out.push(ssePart(text));
+    if (end === null) return out;
+    rest = rest.slice(text.length);
+  }
+}
+
+function ssePart(text: string): SsePart {
+  const data: string[] = [];
+  let name = '';
+  for (const line of text.split(/\r\n|\n|\r/)) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') name = value;
+  }
+  const body = data.join('\n');
+  if (data.length === 0 || body.trim() === '[DONE]') return { text, leaves: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return { text, leaves: [] };
+  }
+  return { text, data: value, leaves: jsonLeaves(value, sseScope(name, value)) };
+}
+
+/** What tells one event's pieces from another's: its name and the top-level fields that say which part of the reply it adds to. */
+function sseScope(name: string, data: unknown): string {
+  const scope = [name];
+  if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
+    const fields = data as Record<string, unknown>;
+    for (const key of ['type', 'output_index', 'content_index', 'summary_index', 'item_id']) {
+      if (fields[key] !== undefined) scope.push(`${key}=${JSON.stringify(fields[key])}`);
+    }
+  }
+  return JSON.stringify(scope);
+}
+
+/** An event's text: as it was, or, when its strings changed, with its data written again (one `data:` line). */
+function partText(part: SsePart): string {
+  if (part.data === undefined) return part.text;
+  const data = withLeaves(part.data, part.leaves);
+  if (data === part.data) return part.text;
+  const pieces = part.text.split(/(\r\n|\n|\r)/);
+  let out = '';
+  let written = false;
+  for (let i = 0; i < pieces.length; i += 2) {
+    const line = pieces[i] as string;
+    const end = pieces[i + 1] ?? '';
+    if (/^data(:|$)/.test(line)) {
+      if (!written) out += `data: ${JSON.stringify(data)}${end}`;
+      written = true;
+    } else {
+      out += line + end;
+    }
   }
   return out;
 }
