@@ -102,21 +102,30 @@ export interface LlmResponseEvent extends EventBase {
 /** Which model API a transport-recorded call used. */
 export type ModelEndpoint = 'chat' | 'responses';
 
-/** An HTTP reply as recorded: status, the headers clients read, and the body (parsed JSON, or text). */
+/**
+ * An HTTP reply as recorded: status, the headers clients read, and the body — parsed JSON, text, or
+ * (`encoding: 'base64'`) the exact bytes of a body that is not text.
+ */
 export interface HttpReply {
   status: number;
   headers: Record<string, string>;
   body?: unknown;
+  /** `base64`: `body` is the base64 of the reply's bytes (audio, images, files: a body that is not text). */
+  encoding?: 'base64';
+  /** The body is not all of it: the reply was larger than a tape keeps, broke, or the client stopped reading. */
+  truncated?: boolean;
 }
 
 /** Recorded at the transport: a call to an endpoint that is not a model call, kept as an opaque pair. */
 export interface HttpExchangeEvent extends EventBase {
   type: 'http_exchange';
   method: string;
-  /** The URL path after the client's base URL, with its query (e.g. `/models`, `/embeddings`). */
+  /** The URL path with its query (e.g. `/v1/models`); credential-named query values are `[REDACTED]`. */
   path: string;
-  /** The request body (parsed JSON, or text); absent when there was none. */
+  /** The request body (parsed JSON, text, or base64 with `bodyEncoding`); absent when there was none. */
   body?: unknown;
+  /** `base64`: `body` is the base64 of the request's bytes (a multipart upload, a body that is not text). */
+  bodyEncoding?: 'base64';
   /** sha-256 of method, path and body: what a replay matches on. */
   hash: string;
   response: HttpReply;

@@ -77,11 +77,27 @@ const totals = z.strictObject({
   cost: finiteNumber,
 });
 
-const httpReply = z.strictObject({
-  status: z.number().int().min(100).max(599),
-  headers: z.record(z.string(), z.string()),
-  body: z.unknown().optional(),
-});
+/** A header name: an HTTP token. */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A header value a reply can carry: printable Latin-1 and tabs, no CR or LF. */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** A body recorded as base64 must be base64 text. */
+const base64Body = (value: { body?: unknown; encoding?: 'base64' }): boolean =>
+  value.encoding === undefined || (typeof value.body === 'string' && value.body.length % 4 === 0 && BASE64.test(value.body));
+
+// A recorded reply is served again as a Response: only what one can be (status 200-599, valid header
+// names and values), so a hostile tape is refused when read, not at serve time.
+const httpReply = z
+  .strictObject({
+    status: z.number().int().min(200).max(599),
+    headers: z.record(z.string().regex(HEADER_NAME, 'not an HTTP header name'), z.string().regex(HEADER_VALUE, 'not a valid HTTP header value')),
+    body: z.unknown().optional(),
+    encoding: z.literal('base64').optional(),
+    truncated: z.boolean().optional(),
+  })
+  .refine(base64Body, { message: 'a base64 body must be base64 text', path: ['body'] });
 
 const base = { seq: nonNegInt, step: nonNegInt, t: finiteNumber };
 const counters = z.record(z.string(), finiteNumber);
@@ -132,9 +148,13 @@ export const runEventSchema = z.discriminatedUnion('type', [
     method: z.string(),
     path: z.string(),
     body: z.unknown().optional(),
+    bodyEncoding: z.literal('base64').optional(),
     hash: z.string().regex(/^[0-9a-f]{64}$/),
     response: httpReply,
     durationMs: finiteNumber,
+  }).refine((e) => base64Body({ body: e.body, ...(e.bodyEncoding === undefined ? {} : { encoding: e.bodyEncoding }) }), {
+    message: 'a base64 body must be base64 text',
+    path: ['body'],
   }),
   z.strictObject({ ...base, type: z.literal('tool_call'), callId: z.string(), tool: z.string(), arguments: z.string(), key: z.string() }),
   z.strictObject({

@@ -19,7 +19,7 @@ import type { CallTape } from '../../replay/call-tape.js';
 import { exhaustedMessage } from '../../core/errors.js';
 import { describeDivergence, type ReplayEngine } from '../../replay/replay-engine.js';
 import { viewOf } from '../../replay/request-difference.js';
-import { agentctlError, bodyText, exchangeHash, replyResponse } from './http-reply.js';
+import { agentctlError, bodyText, readExchangeRequest, replyResponse } from './http-reply.js';
 import { readModelRequest, type FetchLike, type ModelRequest } from './recording-fetch.js';
 import type { ReplyLabels } from './wire.js';
 import { sseText } from './sse.js';
@@ -38,25 +38,29 @@ export function replayingFetch(options: ReplayingFetchOptions): FetchLike {
   const run = engine.state.run;
   const created = createdOf(run.createdAt);
 
-  const exchange = async (request: Request, text: string): Promise<Response> => {
-    const url = new URL(request.url);
-    const path = url.pathname + url.search;
-    const body = redact(text === '' ? undefined : parseBody(text));
-    const hash = exchangeHash(request.method, path, body);
-    const index = options.tape.exchanges.findIndex((e, i) => !exchangesServed.has(i) && e.hash === hash);
+  const exchange = async (request: Request): Promise<Response> => {
+    // Not a call to a server (a `data:` URL, as the SDK's probe before an upload): answered locally, as recorded.
+    const { protocol } = new URL(request.url);
+    if (protocol !== 'http:' && protocol !== 'https:') return globalThis.fetch(request);
+    // Matched as recorded: the path with credential query values redacted, the body's bytes when not text.
+    const sent = await readExchangeRequest(request, redact);
+    const unserved = (hash: string | undefined): number =>
+      hash === undefined ? -1 : options.tape.exchanges.findIndex((e, i) => !exchangesServed.has(i) && e.hash === hash);
+    let index = unserved(sent.hash);
+    if (index === -1) index = unserved(sent.formerHash);
     if (index !== -1) {
       exchangesServed.add(index);
       return replyResponse((options.tape.exchanges[index] as { response: HttpReply }).response);
     }
     if (options.live !== undefined) return options.live(request);
-    return agentctlError(404, 'agentctl_no_recording', `agentctl replay: no recorded ${request.method} ${path} with this body`);
+    return agentctlError(404, 'agentctl_no_recording', `agentctl replay: no recorded ${sent.method} ${sent.path} with this body`);
   };
 
   return async (input, init) => {
     const request = new Request(input, init);
     if (request.signal.aborted) throw request.signal.reason as Error;
-    const { model, text } = await readModelRequest(request, redact);
-    if (model === undefined) return exchange(request, text);
+    const { model } = await readModelRequest(request, redact);
+    if (model === undefined) return exchange(request);
     const served = engine.take(viewOf(model.request), model.hash);
     const labels = (iteration: number): ReplyLabels => ({
       id: model.wire.endpoint === 'responses' ? `resp_replay_${run.id}_${iteration}` : `chatcmpl-replay-${run.id}-${iteration}`,
@@ -148,14 +152,6 @@ function streamResponse(texts: readonly string[], status: number, headers: Recor
 function withoutWaiting(reply: HttpReply): HttpReply {
   if (reply.headers['retry-after'] === undefined && reply.headers['retry-after-ms'] === undefined) return reply;
   return { ...reply, headers: { ...reply.headers, 'retry-after-ms': '1' } };
-}
-
-function parseBody(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 /** Unix seconds of the recording: deterministic, unlike the clock. */
