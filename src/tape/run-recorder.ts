@@ -13,7 +13,8 @@ import type { TerminalState } from '../core/states.js';
 import type { EventWriter } from './event-writer.js';
 import type { NewRun, TapeStore } from './tape-store.js';
 
-const DURABLE: ReadonlySet<RunEvent['type']> = new Set(['llm_response', 'llm_error', 'run_end']);
+// An opaque HTTP exchange (recorded at the transport) is a reply too: on disk before the client has all of it.
+const DURABLE: ReadonlySet<RunEvent['type']> = new Set(['llm_response', 'llm_error', 'http_exchange', 'run_end']);
 // Awaited (handed to the OS, not fsync'd): a request carries everything before it in its batch, so
 // all the run did is on disk before each model call; a tool result, because its tool had effects.
 const AWAITED: ReadonlySet<RunEvent['type']> = new Set(['llm_request', 'tool_result']);
