@@ -15,8 +15,8 @@
  * for a stream, its last event is held back until the response is on disk. The client's own
  * headers (its API key) are never recorded.
  */
-import type { RunEventInput } from '../../core/events.js';
-import type { LlmRequest } from '../../core/llm.js';
+import type { HttpReply, RunEventInput } from '../../core/events.js';
+import type { LlmRequest, LlmResponse } from '../../core/llm.js';
 import type { ChatMessage } from '../../core/messages.js';
 import type { Redactor } from '../../core/redact.js';
 import { requestDelta, requestHash } from '../../agent/request-delta.js';
@@ -140,16 +140,7 @@ export class TransportRecorder {
       await this.error(slot, model.hash, { message: `the model's reply could not be read: ${describe(error)}`, status: reply.status });
       return rebuilt(reply, replyText);
     }
-    await session.write({
-      type: 'llm_response',
-      step: slot.iteration,
-      iteration: slot.iteration,
-      attempt: slot.attempt,
-      response,
-      durationMs: session.clock.now() - slot.started,
-      http: { status: reply.status, headers, body },
-    });
-    session.answered(slot, response);
+    await this.answer(slot, response, session.clock.now() - slot.started, { status: reply.status, headers, body });
     return rebuilt(reply, replyText);
   }
 
@@ -207,17 +198,7 @@ export class TransportRecorder {
       } else if (!wire.hasFinishReason) {
         await session.write({ type: 'warning', step: slot.iteration, message: `the model stream of iteration ${slot.iteration} closed without a finish reason` });
       }
-      const response = wire.response();
-      await session.write({
-        type: 'llm_response',
-        step: slot.iteration,
-        iteration: slot.iteration,
-        attempt: slot.attempt,
-        response,
-        durationMs: offset(),
-        http: { status: reply.status, headers },
-      });
-      session.answered(slot, response);
+      await this.answer(slot, wire.response(), offset(), { status: reply.status, headers });
     };
     /** Take events: each chunk goes to the tape; returns the text to pass on now. */
     const take = (events: RawSseEvent[]): string => {
@@ -273,6 +254,12 @@ export class TransportRecorder {
       },
     });
     return new Response(body, { status: reply.status, statusText: reply.statusText, headers: passHeaders(reply.headers) });
+  }
+
+  /** The call's answer, synced before the client sees it. */
+  private async answer(slot: CallSlot, response: LlmResponse, durationMs: number, http: HttpReply): Promise<void> {
+    await this.session.write({ type: 'llm_response', step: slot.iteration, iteration: slot.iteration, attempt: slot.attempt, response, durationMs, http });
+    this.session.answered(slot, response);
   }
 
   private async error(
