@@ -250,3 +250,24 @@ export function agentctlError(status: number, type: string, message: string, ext
     headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
   });
 }
+
+
+/** A reply passed on with its body already read (so without the encoding headers of the original bytes). */
+export function rebuilt(reply: Response, text: string): Response {
+  const body = reply.status === 204 || reply.status === 304 ? null : text;
+  return new Response(body, { status: reply.status, statusText: reply.statusText, headers: passHeaders(reply.headers) });
+}
+
+export function passHeaders(headers: Headers): Headers {
+  const out = new Headers(headers);
+  out.delete('content-encoding');
+  out.delete('content-length');
+  out.delete('transfer-encoding');
+  return out;
+}
+
+/** An error's message as the tape says it. */
+export function describe(error: unknown): string {
+  if (error instanceof Error) return error.name === 'AbortError' ? 'the request was aborted by the client' : error.message;
+  return String(error);
+}
