@@ -339,6 +339,33 @@ describe('agentctl proxy', () => {
     expect(shown.eventTypes).toMatchObject({ llm_request: 1, llm_response: 1, run_end: 1 });
   });
 
+  it('a stream still running when the grace period ends is cut, and recorded as the broken stream the client saw', async () => {
+    const gated = await gatedStreamServer(); // it never sends more than its first event unless opened
+    try {
+      const proxy = await startProxy(['--record', 'cut', '--upstream', gated.baseURL]);
+      const response = await fetch(`${proxy.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'stream' }], stream: true }),
+      });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('first ');
+      const stopped = await proxy.stop('SIGTERM');
+      expect(stopped.code, stopped.stderr).toBe(0);
+      // The client's stream broke.
+      const rest = await (async () => {
+        for (;;) if ((await reader.read()).done) return 'ended';
+      })().catch(() => 'broke');
+      expect(rest).toBe('broke');
+    } finally {
+      await gated.close();
+    }
+    const shown = await show('cut');
+    expect(shown.run).toMatchObject({ status: 'complete' });
+    expect(shown.eventTypes, JSON.stringify(shown.eventTypes)).toMatchObject({ llm_request: 1, llm_error: 1 });
+    expect(shown.eventTypes.llm_response).toBeUndefined();
+  }, 15_000);
+
   it.each(['record', 'passthrough'] as const)('%s: a stream reaches the client event by event, as the upstream sends it', async (mode) => {
     const gated = await gatedStreamServer();
     try {

@@ -8,6 +8,7 @@
  * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. The
  * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
  */
+import { StreamCut } from '../llm/transport/recording-fetch.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../core/errors.js';
 
@@ -96,9 +97,10 @@ const NOT_RETURNED = new Set(['content-encoding', 'content-length', 'transfer-en
 /**
  * Write a Response to the client: status and headers at once, then the body chunk by chunk as it
  * arrives (a stream is flushed per chunk). If the client goes away, the body is cancelled (so a
- * recording notes where the client stopped reading). Resolves when the exchange is over.
+ * recording notes where the client stopped reading); if the proxy cuts it (`cutting()`: shutting
+ * down), it is cancelled as a stream that broke. Resolves when the exchange is over.
  */
-export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+export async function sendResponse(res: ServerResponse, response: Response, cutting: () => boolean = () => false): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (!NOT_RETURNED.has(name)) headers[name] = value;
@@ -114,7 +116,9 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
   const onClose = (): void => {
     if (res.writableFinished) return;
     gone = true;
-    void reader.cancel(new Error('the client closed the connection')).catch(() => undefined);
+    const reason = cutting() ? new StreamCut('agentctl proxy stopped: the stream was cut') : new Error('the client closed the connection');
+    // (The same words as the server's abort of the upstream call, whichever reaches the recording first.)
+    void reader.cancel(reason).catch(() => undefined);
   };
   res.on('close', onClose);
   try {

@@ -4,6 +4,7 @@
  * `Response` is written back as it arrives. It keeps count of the requests in flight so a shutdown
  * can let them finish (bounded) before the run is ended.
  */
+import { StreamCut } from '../llm/transport/recording-fetch.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentctlError, UsageError } from '../core/errors.js';
@@ -27,6 +28,8 @@ export class ProxyServer {
   /** Requests that got no reply from upstream (answered 502). */
   failed = 0;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Set when close() cuts what did not finish in time. */
+  private cutting = false;
   private handler: ProxyHandler | undefined;
   private readonly waiting: Array<() => void> = [];
 
@@ -79,7 +82,8 @@ export class ProxyServer {
     const controller = new AbortController();
     // The client went away before its reply was complete: the call upstream is cancelled too.
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+      if (res.writableFinished) return;
+      controller.abort(this.cutting ? new StreamCut(CUT) : new Error('the client closed the connection'));
     });
     const body = await readBody(req);
     if (this.handler === undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -96,7 +100,7 @@ export class ProxyServer {
       return;
     }
     await handler.observe?.(request, response);
-    await sendResponse(res, response);
+    await sendResponse(res, response, () => this.cutting);
   }
 
   /**
@@ -107,6 +111,7 @@ export class ProxyServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     const cut = !(await settles([...this.inFlight], graceMs));
+    this.cutting = cut;
     this.server.closeAllConnections();
     // Cut requests settle at once (their bodies are cancelled); the bound only guards against a hang.
     if (cut) await settles([...this.inFlight], 2_000);
@@ -114,6 +119,9 @@ export class ProxyServer {
     return { cut };
   }
 }
+
+/** Why a reply still under way when the grace period ends is cut. */
+const CUT = 'agentctl proxy stopped: the stream was cut';
 
 /** Whether all of `promises` settled within `ms`. */
 async function settles(promises: Array<Promise<unknown>>, ms: number): Promise<boolean> {

@@ -201,6 +201,9 @@ export class TransportRecorder {
       }
       await this.answer(slot, wire.response(), offset(), { status: reply.status, headers });
     };
+    /** Why the stream was cut on the client's way (see StreamCut), if it was. */
+    let cutBy: string | undefined;
+    const cut = (): string | undefined => cutBy ?? (request.signal.reason instanceof StreamCut ? request.signal.reason.message : undefined);
     /** Take events: each chunk goes to the tape; returns the text to pass on now. */
     const take = (events: RawSseEvent[]): string => {
       let out = '';
@@ -221,6 +224,11 @@ export class TransportRecorder {
         try {
           for (;;) {
             const { done, value } = await source.read();
+            if (done && cut() !== undefined) {
+              await end({ error: cut() });
+              controller.close();
+              return;
+            }
             if (done && (cancelled || request.signal.aborted)) {
               // The client gave up on the stream (a `break`, an abort): what it had is what it acts on.
               await end({ stopped: true });
@@ -243,15 +251,18 @@ export class TransportRecorder {
             }
           }
         } catch (error) {
-          if (!settled) await end(request.signal.aborted ? { stopped: true } : { error: describe(error) }).catch(() => undefined);
+          const how = cut() !== undefined ? { error: cut() } : request.signal.aborted ? { stopped: true } : { error: describe(error) };
+          if (!settled) await end(how).catch(() => undefined);
           controller.error(error);
         }
       },
       cancel: async (reason) => {
         session.track(whenEnded);
         cancelled = true;
+        // Cut by whoever relays it (a proxy shutting down): to the client the stream broke.
+        if (reason instanceof StreamCut) cutBy = reason.message;
         await source.cancel(reason).catch(() => undefined);
-        if (!settled) await end({ stopped: true });
+        if (!settled) await end(cut() !== undefined ? { error: cut() } : { stopped: true });
       },
     });
     return new Response(body, { status: reply.status, statusText: reply.statusText, headers: passHeaders(reply.headers) });
@@ -286,6 +297,12 @@ export class TransportRecorder {
 }
 
 const STOPPED = 'the client stopped reading the stream';
+
+/**
+ * The reason to cancel a recorded stream's body with when it is cut on the client's way (a proxy
+ * shutting down), not by the client: it is recorded as a stream that broke, as the client saw it.
+ */
+export class StreamCut extends Error {}
 
 /** The URL without its API path (`…/v1/chat/completions` → `…/v1`). */
 function baseOf(url: URL): string {
