@@ -6,10 +6,10 @@
  * The hash chains message digests (each message hashed once, then folded into the digest of the
  * conversation before it), so a long run costs work per *new* message, not per message per step.
  */
-import { createHash } from 'node:crypto';
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import { NO_REDACTION, type Redactor } from '../core/redact.js';
+import { sha256Hex } from '../guardrails/call-key.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 
 export interface RequestDelta {
@@ -17,7 +17,8 @@ export interface RequestDelta {
   append: ChatMessage[];
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+/** One-shot sha-256 where Node has it (same digest as createHash). */
+const sha256 = sha256Hex;
 const identity: Redactor = NO_REDACTION;
 
 /** The delta that turns `previous` into `next`. */

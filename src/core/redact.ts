@@ -78,11 +78,15 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     ...compilePatterns(options.patterns ?? []).map((pattern) => ({ pattern, group: 0 })),
   ];
 
+  const mightMatch = quickTest(matchers.slice(SECRET_RULES.length).map((m) => m.pattern));
+
   const spans = (input: string): Span[] => {
     const found: [number, number][] = [];
     for (const secret of secrets) {
       for (let at = input.indexOf(secret); at >= 0; at = input.indexOf(secret, at + 1)) found.push([at, at + secret.length]);
     }
+    // Most text holds no secret: one cheap test skips the rules' match-with-indices scans.
+    if (!mightMatch(input)) return merge(found);
     for (const { pattern, group } of matchers) {
       pattern.lastIndex = 0;
       for (const match of input.matchAll(pattern)) {
@@ -117,6 +121,24 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
 
   return Object.assign(<T>(value: T): T => walk(value) as T, { text, spans });
+}
+
+/**
+ * The built-in rules as one case-insensitive alternation: it matches wherever any rule matches (an
+ * alternation matches where one of its branches does; ignoring case only widens a branch), so a
+ * text it does not match holds nothing a rule would redact. It tests far faster than the rules
+ * one by one with the `d` flag.
+ */
+const ANY_RULE = new RegExp(SECRET_RULES.map((rule) => `(?:${rule.source})`).join('|'), 'i');
+
+/**
+ * A test that is true for every text some matcher may match: ANY_RULE for the built-in rules, and
+ * each user pattern (its own flags, without `g` and `d`) on its own, since a user's pattern may hold
+ * back-references that an alternation would renumber.
+ */
+function quickTest(userPatterns: readonly RegExp[]): (input: string) => boolean {
+  const user = userPatterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '')));
+  return (input) => ANY_RULE.test(input) || user.some((pattern) => pattern.test(input));
 }
 
 /** A redactor that finds nothing: for values that hold no secrets by construction. */

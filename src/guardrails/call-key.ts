@@ -63,7 +63,36 @@ export function parseCallArguments(tool: string, raw: string): ParsedArguments {
   return { ok: true, args, key: callKey(tool, args) };
 }
 
-/** parseCallArguments for a whole ToolCall. */
+/**
+ * The key computed for a call object, with the name and arguments text it was computed from: a step's
+ * call is keyed by the loop, the pipeline and the recorded tools, and only the first computes it.
+ */
+const keyCache = new WeakMap<ToolCall, { tool: string; raw: string; key: string }>();
+
+/**
+ * parseCallArguments for a whole ToolCall. The arguments are parsed afresh each time (callers get
+ * their own object), the key is computed once per call object (again if its name or text changed).
+ */
 export function parseToolCall(call: ToolCall): ParsedArguments {
-  return parseCallArguments(call.function.name, call.function.arguments);
+  const tool = call.function.name;
+  const raw = call.function.arguments;
+  const cached = keyCache.get(call);
+  if (cached !== undefined && cached.tool === tool && cached.raw === raw) {
+    const args = parseObject(raw);
+    if (args !== undefined) return { ok: true, args, key: cached.key };
+  }
+  const parsed = parseCallArguments(tool, raw);
+  keyCache.set(call, { tool, raw, key: parsed.key });
+  return parsed;
+}
+
+/** The arguments as an object when they parse to one (blank text is `{}`); undefined otherwise. */
+function parseObject(raw: string): Record<string, unknown> | undefined {
+  if (raw.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
