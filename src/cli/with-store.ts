@@ -1,6 +1,6 @@
-import { TapeStore } from '../tape/tape-store.js';
+import type { TapeStore } from '../tape/tape-store.js';
 import type { GlobalOptions } from './io.js';
-import { storeDir } from './store-dir.js';
+import { openStore, storeDir } from './store-dir.js';
 
 /** Open the store named by the options, run `fn`, and always close it. */
 export async function withStore<T>(
@@ -8,7 +8,7 @@ export async function withStore<T>(
   open: { create: boolean },
   fn: (store: TapeStore) => Promise<T>,
 ): Promise<T> {
-  const store = await TapeStore.open(storeDir(options.store), open);
+  const store = await openStore(storeDir(options.store), open);
   try {
     return await fn(store);
   } finally {

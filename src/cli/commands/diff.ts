@@ -9,10 +9,10 @@
 import { recordedBy } from '../../core/run-meta.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { diffRuns, type RunDiffSummary } from '../../replay/run-diff.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import type { TapeStore } from '../../tape/tape-store.js';
 import { out, type GlobalOptions } from '../io.js';
 import { DiffTextReport, diffHeader, summaryLine } from '../render/diff-report.js';
-import { storeDir } from '../store-dir.js';
+import { openStore, storeDir } from '../store-dir.js';
 
 export interface DiffCommandOptions extends GlobalOptions {
   exitCode?: boolean;
@@ -24,10 +24,10 @@ export const DIFFERENT_EXIT_CODE = 7;
 export async function runDiff(refA: string, refB: string, options: DiffCommandOptions): Promise<void> {
   // Opened only when a side is a run id; shared, since LevelDB allows one handle per process.
   let store: Promise<TapeStore> | undefined;
-  const openStore = (): Promise<TapeStore> => (store ??= TapeStore.open(storeDir(options.store), { create: false }));
+  const storeOnce = (): Promise<TapeStore> => (store ??= openStore(storeDir(options.store), { create: false }));
   try {
-    const a = await openTapeSource(refA, openStore);
-    const b = await openTapeSource(refB, openStore);
+    const a = await openTapeSource(refA, storeOnce);
+    const b = await openTapeSource(refB, storeOnce);
     const steps = diffRuns(a.events(), b.events(), [recordedBy(a.meta) !== 'cli', recordedBy(b.meta) !== 'cli']);
     const text = options.json || options.quiet ? null : new DiffTextReport();
     if (text !== null) for (const line of diffHeader(a, b)) out(line);

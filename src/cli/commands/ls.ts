@@ -1,5 +1,4 @@
 import { existsSync, statSync } from 'node:fs';
-import { TapeStore } from '../../tape/tape-store.js';
 import { recordedBy, type RunMeta } from '../../core/run-meta.js';
 import { clip, runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
@@ -10,7 +9,9 @@ import { withStore } from '../with-store.js';
 export async function runLs(options: GlobalOptions): Promise<void> {
   const dir = storeDir(options.store);
   // No store yet → an empty list; a file where the store should be → open() says what is wrong.
-  const runs: RunMeta[] = TapeStore.exists(dir) || (existsSync(dir) && !statSync(dir).isDirectory())
+  // With nothing at `dir` at all, LevelDB is not even loaded.
+  const isStore = async (): Promise<boolean> => (await import('../../tape/tape-store.js')).TapeStore.exists(dir);
+  const runs: RunMeta[] = existsSync(dir) && (!statSync(dir).isDirectory() || (await isStore()))
     ? await withStore(options, { create: false }, async (store) => {
       const all: RunMeta[] = [];
       for await (const meta of store.listRuns()) all.push(meta);

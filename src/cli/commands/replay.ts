@@ -12,15 +12,15 @@ import { runRedactor } from '../../core/redact.js';
 import { parsePatches } from '../../replay/patches.js';
 import { replayRun, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
-import { RunRecorder } from '../../tape/run-recorder.js';
+import type { RunRecorder } from '../../tape/run-recorder.js';
 import { isTapePath } from '../../tape/tape-file.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import type { TapeStore } from '../../tape/tape-store.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
 import type { GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
 import { replayReport } from '../render/replay-report.js';
 import { abortOnSigint } from '../signals.js';
-import { storeDir } from '../store-dir.js';
+import { openStore, storeDir } from '../store-dir.js';
 
 export interface ReplayCommandOptions extends GlobalOptions {
   patch?: string[];
@@ -52,11 +52,13 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
   if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a number above 0, got '${options.speed}'`);
   const replacement = options.config === undefined ? undefined : await loadConfigFile(resolve(options.config), true);
 
+  // The store (and LevelDB with it) is loaded only when it is used: a tape file replayed with
+  // --no-save never opens it (test/startup-imports.test.ts checks that `level` is not even loaded).
   let store: TapeStore | undefined;
-  const openStore = async (): Promise<TapeStore> => (store ??= await TapeStore.open(storeDir(options.store), { create: isTapePath(ref) }));
+  const storeNow = async (): Promise<TapeStore> => (store ??= await openStore(storeDir(options.store), { create: isTapePath(ref) }));
   const sigint = abortOnSigint();
   try {
-    const source = await openTapeSource(ref, openStore);
+    const source = await openTapeSource(ref, storeNow);
     let liveLlm: (() => LlmClient) | undefined;
     if (options.fallback === 'live') {
       const endpoint = modelEndpoint(options.baseUrl ?? source.meta.baseUrl, process.env);
@@ -105,8 +107,9 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
         }
         const event = next.value;
         if (options.save && recorder === undefined && event.type === 'run_start') {
+          const { RunRecorder } = await import('../../tape/run-recorder.js');
           recorder = await RunRecorder.start(
-            await openStore(),
+            await storeNow(),
             {
               kind: 'replay',
               source: 'cli',

@@ -8,11 +8,11 @@ import type { RunEvent } from '../../core/events.js';
 import { runRedactor } from '../../core/redact.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { isTapePath } from '../../tape/tape-file.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import type { TapeStore } from '../../tape/tape-store.js';
 import { displayKind, openDisplay } from '../display.js';
 import { runOutcome } from '../format.js';
 import type { GlobalOptions } from '../io.js';
-import { storeDir } from '../store-dir.js';
+import { openStore, storeDir } from '../store-dir.js';
 
 export async function runView(ref: string, options: GlobalOptions): Promise<void> {
   const kind = displayKind(options);
@@ -20,7 +20,7 @@ export async function runView(ref: string, options: GlobalOptions): Promise<void
   const events: RunEvent[] = [];
   let source;
   try {
-    source = await openTapeSource(ref, async () => (store ??= await TapeStore.open(storeDir(options.store), { create: false })));
+    source = await openTapeSource(ref, async () => (store ??= await openStore(storeDir(options.store), { create: false })));
     for await (const event of source.events()) events.push(event);
   } finally {
     await store?.close();

@@ -1,0 +1,66 @@
+/**
+ * Start-up cost (issue 12): commands load only what they use. LevelDB (`level` and its native
+ * `classic-level`) is loaded when a command opens the store, never for `--help`, for `ls` with no
+ * store, or for commands that only read tape files — above all a `--no-save` replay of a tape file.
+ * Checked with an import trace of the real binary, so the win cannot silently regress.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, type CliResult } from './support/cli.js';
+
+const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
+const TRACE = fileURLToPath(new URL('./support/trace-package-imports.mjs', import.meta.url));
+const LEVEL = /^PACKAGE-LOADED (level|classic-level|abstract-level)$/m;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-startup-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('start-up imports', () => {
+  it('a tape file replayed with --no-save, and other commands that never open the store, do not load LevelDB', async () => {
+    const noStore = join(dir, 'no-store');
+    const commands = [
+      ['replay', DEMO, '--no-save', '--quiet'],
+      ['replay', DEMO, '--no-save', '--json'],
+      ['--help'],
+      ['ls'],
+      ['view', DEMO],
+      ['diff', DEMO, DEMO],
+    ];
+    for (const args of commands) {
+      const result = await traced([BIN, ...args, '--store', noStore]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr, args.join(' ')).not.toMatch(LEVEL);
+    }
+  });
+
+  it('the trace does see LevelDB when a command opens the store', async () => {
+    const store = join(dir, 'store');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    for (const args of [['show', 'demo'], ['ls'], ['replay', DEMO, '--quiet']]) {
+      const result = await traced([BIN, ...args, '--store', store]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr, args.join(' ')).toMatch(LEVEL);
+    }
+  });
+});
+
+function traced(args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TRACE, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
