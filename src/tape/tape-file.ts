@@ -15,6 +15,7 @@ import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { nestsDeeperThan } from './json-depth.js';
 import { readTapeLines, type TapeLine } from './line-reader.js';
+import { quickEvent } from './quick-event-check.js';
 import { describeIssue, runEventSchema, runMetaSchema, tapeHeaderSchema } from './schema.js';
 import { checkRecordedConfig, TapeChecks } from './tape-checks.js';
 
@@ -236,6 +237,10 @@ function parseHeader(file: string, text: string, line: number, limits: TapeLimit
 
 function parseEvent(file: string, text: string, line: number, limits: TapeLimits): RunEvent {
   const json = parseJson(file, text, line, limits, 'not valid JSON (corrupt or truncated line)');
+  // The common events pass a quick check that accepts only what the schema accepts; the rest, and
+  // anything it is unsure of, go through the schema.
+  const quick = quickEvent(json);
+  if (quick !== undefined) return quick;
   const event = runEventSchema.safeParse(json);
   if (!event.success) throw new TapeFormatError(`invalid event: ${describeIssue(event.error)}`, { file, line });
   return event.data;

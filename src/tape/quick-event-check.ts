@@ -1,0 +1,134 @@
+/**
+ * A quick, hand-written check of the events a replay reads most (state, guardrail, tool call and
+ * result, budget, checkpoint, plain model requests and responses), written after the zod schema in
+ * schema.ts. It only ever says "valid" of an event the schema accepts as it is; anything else — an
+ * unknown key, a missing field, a type it does not cover, an HTTP reply — is left to the schema,
+ * which decides and words the error. So a tape is refused exactly as before, and a valid one costs
+ * a few type tests per field instead of a schema parse.
+ *
+ * The property test in quick-event-check.test.ts holds it to that: whatever it accepts, the schema
+ * accepts and parses to the same value.
+ */
+import { AGENT_STATES } from '../core/states.js';
+import { VERDICTS } from '../core/decisions.js';
+import type { RunEvent } from '../core/events.js';
+
+type Check = (value: unknown) => boolean;
+/** A field's check; `optional` fields may be absent (never present as undefined: JSON has none). */
+type Field = Check | { optional: Check };
+type Shape = Readonly<Record<string, Field>>;
+
+const isString: Check = (v) => typeof v === 'string';
+const isBoolean: Check = (v) => typeof v === 'boolean';
+const isFinite: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+const isNonNegInt: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 0;
+const isNull: Check = (v) => v === null;
+const oneOf = (values: readonly string[]): Check => {
+  const set = new Set(values);
+  return (v) => typeof v === 'string' && set.has(v);
+};
+const either = (a: Check, b: Check): Check => (v) => a(v) || b(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+const arrayOf = (item: Check): Check => (v) => Array.isArray(v) && v.every(item);
+const recordOf = (value: Check): Check => (v) => isRecord(v) && Object.values(v).every(value);
+const optional = (check: Check): Field => ({ optional: check });
+
+/** A strict object: exactly the shape's keys (optional ones may be missing), each passing its check. */
+function strict(shape: Shape): Check {
+  const entries = Object.entries(shape).map(([key, field]) =>
+    typeof field === 'function' ? { key, check: field, required: true } : { key, check: field.optional, required: false },
+  );
+  const required = entries.filter((e) => e.required).length;
+  const byKey = new Map(entries.map((e) => [e.key, e]));
+  return (v) => {
+    if (!isRecord(v)) return false;
+    let present = 0;
+    for (const key in v) {
+      const entry = byKey.get(key);
+      if (entry === undefined || !entry.check(v[key])) return false;
+      if (entry.required) present++;
+    }
+    return present === required;
+  };
+}
+
+const toolCall = strict({
+  id: isString,
+  type: oneOf(['function']),
+  function: strict({ name: isString, arguments: isString }),
+});
+const assistantFields = { role: oneOf(['assistant']), content: either(isString, isNull), tool_calls: optional(arrayOf(toolCall)) };
+const assistantMessage = strict(assistantFields);
+const messageByRole: Readonly<Record<string, Check>> = {
+  system: strict({ role: isString, content: isString }),
+  user: strict({ role: isString, content: isString, internal: optional(strict({ reason: isString })) }),
+  assistant: assistantMessage,
+  tool: strict({ role: isString, tool_call_id: isString, content: isString }),
+};
+const chatMessage: Check = (v) => isRecord(v) && typeof v.role === 'string' && Object.hasOwn(messageByRole, v.role) && messageByRole[v.role]!(v);
+
+const base = { seq: isNonNegInt, step: isNonNegInt, t: isFinite };
+const counters = recordOf(isFinite);
+const HASH = /^[0-9a-f]{64}$/;
+
+/** The covered event types; the others (and any event these reject) go to the schema. */
+const byType: Readonly<Record<string, Check>> = {
+  state: strict({ ...base, type: isString, from: either(oneOf(AGENT_STATES), isNull), to: oneOf(AGENT_STATES), reason: isString }),
+  user_message: strict({ ...base, type: isString, content: isString, internal: optional(isString) }),
+  llm_request: strict({
+    ...base,
+    type: isString,
+    iteration: isNonNegInt,
+    hash: (v) => typeof v === 'string' && HASH.test(v),
+    prefix: isNonNegInt,
+    append: arrayOf(chatMessage),
+    model: isString,
+    stream: isBoolean,
+    tools: arrayOf(isString),
+  }),
+  llm_response: strict({
+    ...base,
+    type: isString,
+    iteration: isNonNegInt,
+    attempt: isNonNegInt,
+    response: strict({
+      message: assistantMessage,
+      finishReason: oneOf(['stop', 'length', 'tool_calls', 'content_filter', 'unknown']),
+      usage: strict({ inputTokens: isNonNegInt, outputTokens: isNonNegInt }),
+      model: optional(isString),
+    }),
+    durationMs: isFinite,
+  }),
+  tool_call: strict({ ...base, type: isString, callId: isString, tool: isString, arguments: isString, key: isString }),
+  guardrail: strict({
+    ...base,
+    type: isString,
+    callId: optional(isString),
+    gate: oneOf(['arguments', 'loop_guard', 'replay_control', 'failures', 'repetition', 'max_tokens', 'budget', 'policy']),
+    verdict: oneOf(VERDICTS),
+    rule: isString,
+    tool: optional(isString),
+    key: optional(isString),
+    counters: strict({ before: counters, after: counters }),
+    threshold: optional(isFinite),
+    reason: isString,
+  }),
+  tool_result: strict({
+    ...base,
+    type: isString,
+    callId: isString,
+    tool: isString,
+    status: oneOf(['ok', 'error', 'timeout', 'denied']),
+    output: isString,
+    durationMs: isFinite,
+  }),
+  budget: strict({ ...base, type: isString, inputTokens: isNonNegInt, outputTokens: isNonNegInt, cost: isFinite, nearBudget: isBoolean }),
+  checkpoint: strict({ ...base, type: isString, guardrails: isRecord }),
+};
+
+/** The value as a RunEvent when the quick check can vouch for it; undefined → ask the schema. */
+export function quickEvent(value: unknown): RunEvent | undefined {
+  if (!isRecord(value) || typeof value.type !== 'string' || !Object.hasOwn(byType, value.type)) return undefined;
+  return byType[value.type]!(value) ? (value as unknown as RunEvent) : undefined;
+}
