@@ -103,7 +103,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
-  const cursor = new StepCursor(withCurrentDefaults(source.events(), source.label));
+  const cursor = new StepCursor(source.events(), (event) => withCurrentDefaults(event, source.label));
   const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);
@@ -225,23 +225,18 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
 }
 
 /**
- * The tape's events, its run_start's config read with this version's defaults: a setting added since
- * the tape was recorded (with a default that changes nothing) is not a divergence.
+ * A tape event, run_start's config read with this version's defaults: a setting added since the tape
+ * was recorded (with a default that changes nothing) is not a divergence.
  */
-async function* withCurrentDefaults(events: AsyncIterable<RunEvent>, label: string): AsyncGenerator<RunEvent> {
-  for await (const event of events) {
-    if (event.type !== 'run_start') {
-      yield event;
-      continue;
-    }
-    let config: AgentConfig;
-    try {
-      config = parseConfig(event.config, 'recorded config');
-    } catch (error) {
-      throw new TapeFormatError(`the recorded config is not valid: ${(error as Error).message}`, { file: label });
-    }
-    yield { ...event, config: { ...config } };
+function withCurrentDefaults(event: RunEvent, label: string): RunEvent {
+  if (event.type !== 'run_start') return event;
+  let config: AgentConfig;
+  try {
+    config = parseConfig(event.config, 'recorded config');
+  } catch (error) {
+    throw new TapeFormatError(`the recorded config is not valid: ${(error as Error).message}`, { file: label });
   }
+  return { ...event, config: { ...config } };
 }
 
 function clockT(clock: ReplayClock): number {

@@ -21,7 +21,11 @@ export class StepCursor {
   private done = false;
   private lastStep = -1;
 
-  constructor(events: AsyncIterable<RunEvent>) {
+  /** `read` may change each event as it is read (replay gives the recorded config today's defaults). */
+  constructor(
+    events: AsyncIterable<RunEvent>,
+    private readonly read: (event: RunEvent) => RunEvent = (event) => event,
+  ) {
     this.iterator = events[Symbol.asyncIterator]();
   }
 
@@ -93,7 +97,7 @@ export class StepCursor {
       throw new TapeFormatError(`event ${next.value.seq} goes back from step ${this.lastStep} to ${next.value.step}`);
     }
     this.lastStep = next.value.step;
-    this.lookahead = next.value;
-    return next.value;
+    this.lookahead = this.read(next.value);
+    return this.lookahead;
   }
 }

@@ -27,11 +27,18 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 
-/** Every line of the file, blank ones included, in order; gzip is detected by its magic bytes. */
-export async function* readTapeLines(path: string, limits: LineLimits): AsyncGenerator<TapeLine> {
+/** Bytes read from disk at a time: few thread-pool round trips for a long tape, little memory. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Every line of the file, blank ones included, in order, in batches: the lines that end in each
+ * chunk read (so a consumer pays one async step per chunk, not per line). Gzip is detected by its
+ * magic bytes.
+ */
+export async function* readTapeLines(path: string, limits: LineLimits): AsyncGenerator<TapeLine[]> {
   const gz = await isGzip(path);
   const maxInflated = gz ? limits.maxInflatedBytes((await stat(path)).size) : Infinity;
-  const source = createReadStream(path);
+  const source = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   const stream = gz ? source.pipe(createGunzip()) : source;
   // An error after the reader has stopped (a gunzip destroyed mid-stream) must not go unhandled.
   stream.on('error', () => undefined);
@@ -67,18 +74,26 @@ export async function* readTapeLines(path: string, limits: LineLimits): AsyncGen
         );
       }
       let start = 0;
-      for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-        if (pendingBytes + nl - start > limits.maxLineBytes) throw tooLong();
-        yield lineOf(chunk.subarray(start, nl));
-        start = nl + 1;
+      const lines: TapeLine[] = [];
+      try {
+        for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+          if (pendingBytes + nl - start > limits.maxLineBytes) throw tooLong();
+          lines.push(lineOf(chunk.subarray(start, nl)));
+          start = nl + 1;
+        }
+      } catch (error) {
+        // The lines before a bad one are given first, as they would be one by one.
+        if (lines.length > 0) yield lines;
+        throw error;
       }
+      if (lines.length > 0) yield lines;
       if (start < chunk.length) {
         if (pendingBytes + chunk.length - start > limits.maxLineBytes) throw tooLong();
         pending.push(chunk.subarray(start));
         pendingBytes += chunk.length - start;
       }
     }
-    if (pendingBytes > 0) yield lineOf(Buffer.alloc(0));
+    if (pendingBytes > 0) yield [lineOf(Buffer.alloc(0))];
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('Z_')) {

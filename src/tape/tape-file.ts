@@ -167,8 +167,8 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
     throw error;
   }
   let first: { text: string; meta: RunMeta } | undefined;
-  for await (const { text, line } of readLines(path, limits)) {
-    first = { text, meta: parseHeader(path, text, line, limits) };
+  for await (const [header] of readLines(path, limits)) {
+    if (header !== undefined) first = { text: header.text, meta: parseHeader(path, header.text, header.line, limits) };
     break;
   }
   if (first === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
@@ -181,24 +181,26 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
       const checks = new TapeChecks(path, meta);
       const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
       let last = 0;
-      for await (const { text, line } of readLines(path, limits)) {
-        last = line;
-        if (line === 1) {
-          // Read again: the file must still be the tape that was opened.
-          if (text !== headerText) throw new TapeFormatError('the header changed since the tape was opened', { file: path, line });
-          continue;
+      for await (const batch of readLines(path, limits)) {
+        for (const { text, line } of batch) {
+          last = line;
+          if (line === 1) {
+            // Read again: the file must still be the tape that was opened.
+            if (text !== headerText) throw new TapeFormatError('the header changed since the tape was opened', { file: path, line });
+            continue;
+          }
+          if (text.trim() === '') throw new TapeFormatError('blank line: a tape has one event on every line after the header', { file: path, line });
+          if (line > maxLines) {
+            throw new TapeFormatError(
+              meta.eventCount === undefined ? `more than ${limits.maxEvents} events` : `more events than the header's eventCount (${meta.eventCount})`,
+              { file: path, line },
+            );
+          }
+          const event = parseEvent(path, text, line, limits);
+          if (line === 2) await checks.start(event, line);
+          else checks.event(event, line);
+          yield event;
         }
-        if (text.trim() === '') throw new TapeFormatError('blank line: a tape has one event on every line after the header', { file: path, line });
-        if (line > maxLines) {
-          throw new TapeFormatError(
-            meta.eventCount === undefined ? `more than ${limits.maxEvents} events` : `more events than the header's eventCount (${meta.eventCount})`,
-            { file: path, line },
-          );
-        }
-        const event = parseEvent(path, text, line, limits);
-        if (line === 2) await checks.start(event, line);
-        else checks.event(event, line);
-        yield event;
       }
       checks.finish(last);
     },
@@ -259,7 +261,7 @@ function parseJson(file: string, text: string, line: number, limits: TapeLimits,
 }
 
 /** The file's lines within the bounds: line length, and how far a gzip file may inflate. */
-function readLines(path: string, limits: TapeLimits): AsyncGenerator<TapeLine> {
+function readLines(path: string, limits: TapeLimits): AsyncGenerator<TapeLine[]> {
   return readTapeLines(path, {
     maxLineBytes: limits.maxLineBytes,
     maxInflatedBytes: (compressed) => Math.max(limits.minInflatedBytes, compressed * limits.maxInflateRatio),
