@@ -4,36 +4,29 @@
  * differ only in key order give the same text, so the text can be hashed into a stable key.
  */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  write(value, out);
-  return out.join('');
-}
-
-function write(value: unknown, out: string[]): void {
+  // Built by string concatenation (V8 joins the pieces once, when the text is used): fewer
+  // allocations than collecting parts in an array.
   if (value === null || typeof value !== 'object') {
     // JSON.stringify gives undefined for undefined/functions/symbols; JSON has no such values.
-    out.push(JSON.stringify(value) ?? 'null');
-    return;
+    return JSON.stringify(value) ?? 'null';
   }
   if (Array.isArray(value)) {
-    out.push('[');
+    let out = '[';
     for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(',');
-      write(value[i] === undefined ? null : value[i], out);
+      if (i > 0) out += ',';
+      out += canonicalJson(value[i] === undefined ? null : value[i]);
     }
-    out.push(']');
-    return;
+    return out + ']';
   }
   const record = value as Record<string, unknown>;
   // Default sort compares UTF-16 code units, which is what the spec asks for.
-  const keys = Object.keys(record)
-    .filter((k) => record[k] !== undefined)
-    .sort();
-  out.push('{');
-  keys.forEach((key, i) => {
-    if (i > 0) out.push(',');
-    out.push(JSON.stringify(key), ':');
-    write(record[key], out);
-  });
-  out.push('}');
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const field = record[key];
+    if (field === undefined) continue;
+    if (out.length > 1) out += ',';
+    out += JSON.stringify(key) + ':' + canonicalJson(field);
+  }
+  return out + '}';
 }
