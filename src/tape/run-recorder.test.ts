@@ -64,4 +64,57 @@ describe('RunRecorder', () => {
     expect(batches[0]?.text).toContain('hi [REDACTED]');
     expect(batches[0]?.text).not.toContain('sk-proj');
   });
+
+  it('does not wait for a model request: it is written with (or before) the synced batch of its reply', async () => {
+    const { store, batches } = fakeStore();
+    const recorder = await RunRecorder.start(store, { kind: 'record', task: 't', model: 'm', config: {}, seed: 0 }, createRedactor());
+    const request = { ...at(0), type: 'llm_request', iteration: 0, hash: 'h', messages: [], model: 'm', stream: false, tools: [] } as unknown as RunEvent;
+    // Resolves although no batch has been written (the fake store completes none until told to).
+    await recorder.write(request);
+    let written = false;
+    const pending = recorder.write(response).then(() => (written = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The reply waits for its own synced batch, which comes after (or carries) the request.
+    for (const batch of batches) {
+      expect(written).toBe(false);
+      batch.done();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await pending;
+    const last = batches.at(-1);
+    expect(last?.types).toContain('llm_response');
+    expect(last?.sync).toBe(true);
+    expect(batches.flatMap((b) => b.types)).toEqual(['llm_request', 'llm_response']);
+  });
+
+  it('lets a tool call go on only once the tool results before it are written', async () => {
+    const { store, batches } = fakeStore();
+    const recorder = await RunRecorder.start(store, { kind: 'record', task: 't', model: 'm', config: {}, seed: 0 }, createRedactor());
+    const result = { ...at(0), type: 'tool_result', callId: 'a', tool: 'read_file', status: 'ok', output: 'x', durationMs: 0 } as RunEvent;
+    const call = { ...at(1), type: 'tool_call', callId: 'b', tool: 'read_file', arguments: '{}', key: 'k' } as RunEvent;
+    await recorder.write(result);
+    let called = false;
+    const pending = recorder.write(call).then(() => (called = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(called).toBe(false);
+    expect(batches[0]?.types).toEqual(['tool_result']);
+    batches[0]?.done();
+    await pending;
+    expect(called).toBe(true);
+    // The next tool call has nothing left to wait for.
+    await recorder.write({ ...call, seq: 2, callId: 'c' } as RunEvent);
+  });
+
+  it('reports a failed write that nothing waited for at the next write that is waited for', async () => {
+    const store = {
+      createRun: async (run: object) => ({ ...run, id: '01M80BD0DH1T99S5EY9167MAX2', createdAt: 'now', status: 'recording', tapeVersion: 1 }),
+      writer: () => new EventWriter(async () => Promise.reject(new Error('disk full'))),
+      finishRun: async () => undefined,
+    } as unknown as TapeStore;
+    const recorder = await RunRecorder.start(store, { kind: 'record', task: 't', model: 'm', config: {}, seed: 0 }, createRedactor());
+    await recorder.write({ ...at(0), type: 'state', from: null, to: 'RUNNING', reason: 'x' });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await expect(recorder.write(response)).rejects.toThrow('disk full');
+    await expect(recorder.finish(null)).rejects.toThrow('disk full');
+  });
 });

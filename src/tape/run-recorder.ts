@@ -1,9 +1,25 @@
 /**
- * Writes a run's events to the store as the loop yields them. LLM responses (and the run's end) are
- * written with sync and awaited before the loop is allowed to act on them; requests and tool results
- * are awaited too, so a process killed at any point keeps everything the run had acted on. Other
- * events (states, chunks, decisions, checkpoints) ride along in the same batches. Every event is redacted before it is written
- * (a stream's chunks together, once its last chunk is in: see EventRedactor).
+ * Writes a run's events to the store as the loop yields them. Every event is redacted before it is
+ * written (a stream's chunks together, once its last chunk is in: see EventRedactor).
+ *
+ * What `write` waits for (the durability promise: a reply is on disk before the loop acts on it, and
+ * a SIGKILL loses nothing that was acted on), at one fdatasync per model call:
+ *   - LLM responses and errors, opaque HTTP exchanges and the run's end are written with sync, and
+ *     `write` resolves once they are on disk. The store writes batches strictly in order, so that
+ *     synced batch also carries — or comes after — everything appended before it: the model request
+ *     it answers, the tool results that request reported, the states and decisions in between.
+ *   - Everything else is group-committed: handed to the writer at once (it starts writing
+ *     straight away, joining whatever is appended while a write is in flight) and not waited for.
+ *     That holds the model request too, and is safe: nothing acts on a request but the model call,
+ *     and the model's reply is acted on only once the synced batch after the request is on disk. A
+ *     SIGKILL during the call loses at most the request — never acted on, and re-derived from the
+ *     events before it, all of which were on disk before the previous reply was acted on.
+ *   - A tool result is acted on by the next model call (covered above) and by the tools after it in
+ *     the same step (the pipeline's failure counts, de-duplication). So a `tool_call` — written
+ *     before its tool runs — waits until the tool results before it are written (handed to the OS,
+ *     which a SIGKILL does not undo). In a step with one tool call there is nothing left to wait for.
+ * Tests: run-recorder.test.ts (what each event waits for) and test/record-sigkill.test.ts (a real
+ * recording killed with SIGKILL keeps every reply and tool result the loop had gone past).
  */
 import { configForTape, EventRedactor } from '../core/event-redactor.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
@@ -13,14 +29,16 @@ import type { TerminalState } from '../core/states.js';
 import type { EventWriter } from './event-writer.js';
 import type { NewRun, TapeStore } from './tape-store.js';
 
-// An opaque HTTP exchange (recorded at the transport) is a reply too: on disk before the client has all of it.
+// Synced and waited for. An opaque HTTP exchange (recorded at the transport) is a reply too: on disk
+// before the client has all of it.
 const DURABLE: ReadonlySet<RunEvent['type']> = new Set(['llm_response', 'llm_error', 'http_exchange', 'run_end']);
-// Awaited (handed to the OS, not fsync'd): a request carries everything before it in its batch, so
-// all the run did is on disk before each model call; a tool result, because its tool had effects.
-const AWAITED: ReadonlySet<RunEvent['type']> = new Set(['llm_request', 'tool_result']);
+
+const DONE: Promise<void> = Promise.resolve();
 
 export class RunRecorder {
   private readonly redactor: EventRedactor;
+  /** The latest tool result's write, until a `tool_call` has waited for it. */
+  private toolResult: Promise<void> | undefined;
 
   private constructor(
     private readonly store: TapeStore,
@@ -41,21 +59,41 @@ export class RunRecorder {
     return this.meta.id;
   }
 
-  /** Write one event; resolves once it is as durable as its type requires. */
-  async write(event: RunEvent): Promise<void> {
-    for (const safe of this.redactor.accept(event)) await this.append(safe);
+  /** Write one event; resolves once it is as durable as its type requires (see the module comment). */
+  write(event: RunEvent): Promise<void> {
+    let wait: Promise<void> | undefined;
+    try {
+      // Batches are written in order, so waiting for the last of these waits for all of them.
+      for (const safe of this.redactor.accept(event)) wait = this.append(safe) ?? wait;
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return wait ?? DONE;
   }
 
-  private async append(safe: RunEvent): Promise<void> {
+  /** Hand one event to the writer; returns what the caller must wait for, if anything. */
+  private append(safe: RunEvent): Promise<void> | undefined {
     if (DURABLE.has(safe.type)) return this.writer.append(safe, { sync: true });
-    if (AWAITED.has(safe.type)) return this.writer.append(safe);
-    // Batched with the next durable write; a failure surfaces there or in finish().
-    void this.writer.append(safe);
+    // Group-committed: written at once or with the next batch, not waited for; a failure surfaces
+    // at the next write that is waited for, and in finish().
+    const written = this.writer.append(safe);
+    written.catch(() => undefined);
+    if (safe.type === 'tool_result') {
+      this.toolResult = written;
+      return undefined;
+    }
+    if (safe.type === 'tool_call' && this.toolResult !== undefined) {
+      // Its tool runs once this resolves: by then the results it may be judged by are written.
+      const earlier = this.toolResult;
+      this.toolResult = undefined;
+      return earlier;
+    }
+    return undefined;
   }
 
   /** Flush and mark the run complete (or `incomplete` when it did not reach a terminal state). */
   async finish(end: { finalState: TerminalState; totals: RunTotals } | null): Promise<RunMeta> {
-    for (const safe of this.redactor.flush()) await this.append(safe);
+    for (const safe of this.redactor.flush()) this.append(safe)?.catch(() => undefined);
     await this.writer.close();
     return this.store.finishRun(this.meta.id, {
       eventCount: this.writer.count,
