@@ -103,7 +103,8 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
-  const cursor = new StepCursor(source.events(), (event) => withCurrentDefaults(event, source.label));
+  const tape = source.batches === undefined ? source.events() : { batches: source.batches() };
+  const cursor = new StepCursor(tape, (event) => withCurrentDefaults(event, source.label));
   const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);

@@ -13,7 +13,10 @@ export interface StepGroup {
 }
 
 export class StepCursor {
-  private readonly iterator: AsyncIterator<RunEvent>;
+  private readonly iterator: AsyncIterator<readonly RunEvent[]>;
+  /** The rest of the batch being read, and where in it. */
+  private batch: readonly RunEvent[] = [];
+  private inBatch = 0;
   private current: StepGroup | null = null;
   private lookahead: RunEvent | null = null;
   /** A group read ahead because the tape skipped the step that was asked for. */
@@ -21,12 +24,17 @@ export class StepCursor {
   private done = false;
   private lastStep = -1;
 
-  /** `read` may change each event as it is read (replay gives the recorded config today's defaults). */
+  /**
+   * `source`: the tape's events, one by one or (`{ batches }`) a batch at a time, which costs one
+   * async step per batch instead of one per event. `read` may change each event as it is read
+   * (replay gives the recorded config today's defaults).
+   */
   constructor(
-    events: AsyncIterable<RunEvent>,
+    source: AsyncIterable<RunEvent> | { batches: AsyncIterable<readonly RunEvent[]> },
     private readonly read: (event: RunEvent) => RunEvent = (event) => event,
   ) {
-    this.iterator = events[Symbol.asyncIterator]();
+    const batches = Symbol.asyncIterator in source ? oneByOne(source) : source.batches;
+    this.iterator = batches[Symbol.asyncIterator]();
   }
 
   /** The recorded events of `step`, or an empty group when the tape has none (it ended earlier). */
@@ -78,7 +86,7 @@ export class StepCursor {
     const group: StepGroup = { step: first.step, events: [first] };
     this.lookahead = null;
     for (;;) {
-      const next = await this.fill();
+      const next = this.buffered() ?? (await this.fill());
       if (next === null || next.step !== group.step) return group;
       group.events.push(next);
       this.lookahead = null;
@@ -87,17 +95,29 @@ export class StepCursor {
 
   /** The next unread event (kept as the lookahead), or null at the end of the tape. */
   private async fill(): Promise<RunEvent | null> {
-    if (this.lookahead !== null || this.done) return this.lookahead;
-    const next = await this.iterator.next();
-    if (next.done) {
-      this.done = true;
-      return null;
+    for (;;) {
+      const next = this.buffered();
+      if (next !== null || this.done) return next;
+      const read = await this.iterator.next();
+      if (read.done) this.done = true;
+      else [this.batch, this.inBatch] = [read.value, 0];
     }
-    if (next.value.step < this.lastStep) {
-      throw new TapeFormatError(`event ${next.value.seq} goes back from step ${this.lastStep} to ${next.value.step}`);
+  }
+
+  /** The lookahead, else the next event of the batch in hand (becoming the lookahead); null when neither. */
+  private buffered(): RunEvent | null {
+    if (this.lookahead !== null || this.inBatch >= this.batch.length) return this.lookahead;
+    const next = this.batch[this.inBatch++] as RunEvent;
+    if (next.step < this.lastStep) {
+      throw new TapeFormatError(`event ${next.seq} goes back from step ${this.lastStep} to ${next.step}`);
     }
-    this.lastStep = next.value.step;
-    this.lookahead = this.read(next.value);
+    this.lastStep = next.step;
+    this.lookahead = this.read(next);
     return this.lookahead;
   }
+}
+
+/** Events one by one, as batches of one. */
+async function* oneByOne(events: AsyncIterable<RunEvent>): AsyncGenerator<readonly RunEvent[]> {
+  for await (const event of events) yield [event];
 }

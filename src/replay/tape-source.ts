@@ -12,15 +12,17 @@ export interface TapeSource {
   /** Where it came from, for messages: a run id or a file path. */
   label: string;
   events(): AsyncIterable<RunEvent>;
+  /** The same events a batch at a time, where the source reads them so (fewer async steps per event). */
+  batches?(): AsyncIterable<readonly RunEvent[]>;
 }
 
 /** A tape file when `ref` looks like one (or exists as a file), else a run in `store`. */
 export async function openTapeSource(ref: string, store: () => Promise<TapeStore>): Promise<TapeSource> {
   if (isTapePath(ref)) {
     const tape = await openTapeFile(ref);
-    return { meta: tape.meta, label: ref, events: () => tape.events() };
+    return { meta: tape.meta, label: ref, events: () => tape.events(), batches: () => tape.batches() };
   }
   const db = await store();
   const meta = await db.resolveRun(ref);
-  return { meta, label: meta.id, events: () => db.readEvents(meta.id) };
+  return { meta, label: meta.id, events: () => db.readEvents(meta.id), batches: () => db.readEventBatches(meta.id) };
 }

@@ -121,6 +121,8 @@ export interface TapeFile {
    * its content, or an end that does not agree with the header (see tape-checks.ts).
    */
   events(): AsyncGenerator<RunEvent>;
+  /** The same events, checked the same way, handed over a batch at a time (the lines of one chunk read). */
+  batches(): AsyncGenerator<RunEvent[]>;
 }
 
 /**
@@ -174,14 +176,13 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   if (first === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
   const { text: headerText, meta } = first;
   await checkRecordedConfig(meta.config, { file: path, line: 1 });
-  return {
-    path,
-    meta,
-    async *events() {
-      const checks = new TapeChecks(path, meta);
-      const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
-      let last = 0;
-      for await (const batch of readLines(path, limits)) {
+  async function* batches(): AsyncGenerator<RunEvent[]> {
+    const checks = new TapeChecks(path, meta);
+    const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
+    let last = 0;
+    for await (const batch of readLines(path, limits)) {
+      const events: RunEvent[] = [];
+      try {
         for (const { text, line } of batch) {
           last = line;
           if (line === 1) {
@@ -199,10 +200,23 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
           const event = parseEvent(path, text, line, limits);
           if (line === 2) await checks.start(event, line);
           else checks.event(event, line);
-          yield event;
+          events.push(event);
         }
+      } catch (error) {
+        // The events before a bad line are given first, as they would be one by one.
+        if (events.length > 0) yield events;
+        throw error;
       }
-      checks.finish(last);
+      if (events.length > 0) yield events;
+    }
+    checks.finish(last);
+  }
+  return {
+    path,
+    meta,
+    batches,
+    async *events() {
+      for await (const batch of batches()) yield* batch;
     },
   };
 }

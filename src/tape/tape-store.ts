@@ -234,12 +234,35 @@ export class TapeStore {
 
   /** A run's events in order, streamed: memory does not grow with tape length. */
   async *readEvents(runId: string): AsyncGenerator<RunEvent> {
-    for await (const [key, value] of this.events.iterator(runRange(runId))) {
-      if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-        throw new TapeFormatError(`event ${key} is not a run event`, { file: this.dir });
+    for await (const batch of this.readEventBatches(runId)) yield* batch;
+  }
+
+  /**
+   * A run's events in order, a batch at a time; the next batch is read from the database while the
+   * caller works on this one.
+   */
+  async *readEventBatches(runId: string, size = 1000): AsyncGenerator<RunEvent[]> {
+    const iterator = this.events.iterator(runRange(runId));
+    let next = iterator.nextv(size);
+    try {
+      for (;;) {
+        const entries = await next;
+        if (entries.length === 0) return;
+        next = iterator.nextv(size);
+        yield entries.map(([key, value]) => this.storedEvent(key, value));
       }
-      yield value as RunEvent;
+    } finally {
+      // A read still under way (the caller stopped early, or an event was bad) ends before the iterator closes.
+      await next.catch(() => undefined);
+      await iterator.close();
     }
+  }
+
+  private storedEvent(key: string, value: unknown): RunEvent {
+    if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+      throw new TapeFormatError(`event ${key} is not a run event`, { file: this.dir });
+    }
+    return value as RunEvent;
   }
 
   /** Number of events stored for a run (counts keys, does not decode values). */
