@@ -1,7 +1,8 @@
 /**
- * Vitest global setup: the end-to-end tests spawn bin/agentctl.js, which runs dist/. Build dist/
- * first when any source file is newer than the last build, so `npx vitest run` never tests stale
- * output (`npm test` builds before it, and then this finds nothing to do).
+ * Vitest global setup: the end-to-end tests spawn bin/agentctl.js, which runs dist/ (the CLI bundle
+ * in dist/cli-bundle/, made from tsc's output). Build dist/ as `npm run build` does first when any
+ * source file is newer than the last build, so `npx vitest run` never tests stale output (`npm test`
+ * builds before it, and then this finds nothing to do).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -25,5 +26,6 @@ export default function setup(): void {
   const built = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
   if (built >= newestSource(join(ROOT, 'src'))) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.mjs')], { stdio: 'inherit' });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }

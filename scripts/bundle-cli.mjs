@@ -1,0 +1,62 @@
+// Bundles the CLI that bin/agentctl.js runs (issue 12, start-up): esbuild takes tsc's output in
+// dist/cli/main.js and writes dist/cli-bundle/, split at each command's dynamic import, so a command
+// reads a few files instead of ~200 small modules (zod alone is 99). Run by `npm run build` after
+// tsc; the library (dist/index.js, its .d.ts) stays tsc's plain output.
+//
+// Bundled: our code and the small pure-JS dependencies (commander, zod, ulid, chalk, …). Left as
+// plain imports: LevelDB (a native addon found relative to its package), the terminal UI (ink,
+// react: loaded only when the UI opens) and the OpenAI SDK (a peer dependency, loaded only for live
+// calls). Every output file sits in the one directory, so `new URL('../../package.json',
+// import.meta.url)` in the CLI finds package.json from any of them, as it does from dist/cli/.
+import { build } from 'esbuild';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * zod's `z.locales` namespace holds its error messages in some 40 languages (half of zod's size:
+ * ~370 KB that every replay would parse). agentctl never switches zod's language and words its own
+ * errors, so the bundle keeps English — the locale zod itself sets by default — and no other.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), args.path), namespace: 'zod-locales' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+const outdir = join(root, 'dist', 'cli-bundle');
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: ['dist/cli/main.js'],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: ['level', 'ink', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
+  // commander is CommonJS: its require() of Node's built-ins needs a real require in ESM output.
+  banner: { js: "import { createRequire as __agentctlRequire } from 'node:module';\nconst require = __agentctlRequire(import.meta.url);" },
+  plugins: [zodEnglishOnly],
+  metafile: true,
+  logLevel: 'warning',
+});
+
+// Chunk names carry a content hash. Files of earlier builds are left for a while rather than
+// deleted at once, so that an agentctl already running (a proxy, a test run) can still load the
+// chunks it has not loaded yet when the package is rebuilt under it; after an hour they go.
+const written = new Set(Object.keys(result.metafile.outputs).map((file) => resolve(root, file)));
+const hourAgo = Date.now() - 60 * 60 * 1000;
+for (const name of await readdir(outdir)) {
+  const file = join(outdir, name);
+  if (!written.has(file) && (await stat(file)).mtimeMs < hourAgo) await rm(file, { force: true });
+}
