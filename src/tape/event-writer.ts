@@ -3,8 +3,10 @@ import type { RunEvent } from '../core/events.js';
 type WriteBatch = (events: RunEvent[], sync: boolean) => Promise<void>;
 
 /**
- * Appends one run's events in order. Appends made while a write is in flight are grouped into the
- * next batch, so a fast producer costs one LevelDB write per batch, not per event. Each `append`
+ * Appends one run's events in order. Appends made in the same turn of the event loop, and those made
+ * while a write is in flight, are grouped into one batch (group commit), so a fast producer costs one
+ * LevelDB write per batch, not per event; a synced append starts its batch at once. Batches are
+ * written one after another: when one is written, so is everything appended before it. Each `append`
  * returns a promise that settles when that event is in the store; `{ sync: true }` makes the batch
  * carrying it an fsync'd write (used for LLM responses, which must be durable before the loop acts).
  * The first write error is kept and re-thrown by every later call: nothing is silently dropped.
@@ -51,8 +53,10 @@ export class EventWriter {
   }
 
   private async drain(): Promise<void> {
-    // Let synchronous appends of the same tick join the first batch.
-    await Promise.resolve();
+    // Let what is appended in the same turn of the event loop join the first batch (a synced
+    // append does not wait for that: only for the synchronous appends of the same tick).
+    if (this.queue.some((item) => item.sync)) await Promise.resolve();
+    else await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
