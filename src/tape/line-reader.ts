@@ -27,8 +27,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 
-/** Bytes read from disk at a time: few thread-pool round trips for a long tape, little memory. */
-const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Bytes read from disk at a time. Larger chunks measured no faster: a batch of events that lives
+ * longer is more for the garbage collector to move.
+ */
+const CHUNK_BYTES = 64 * 1024;
 
 /**
  * Every line of the file, blank ones included, in order, in batches: the lines that end in each
