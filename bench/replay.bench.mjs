@@ -33,6 +33,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'agentctl.js');
 const TARGET_MS = 1000;
 const TARGET_STEPS = 10_000;
+/** The parse floor: a process that reads a tape and JSON.parses every line (argv[1]: the tape). */
+const PARSE_FLOOR =
+  "const rl = require('node:readline').createInterface({ input: require('node:fs').createReadStream(process.argv[1]), crlfDelay: Infinity });" +
+  " rl.on('line', (line) => { if (line !== '') JSON.parse(line); });";
 
 /** The scripted model: step k asks for line k of a source file; after `steps` steps it answers. */
 function scriptedLlm(steps) {
@@ -195,14 +199,28 @@ async function main() {
       }
       runs.sort((a, b) => a.ms - b.ms);
       const mid = runs[Math.floor(runs.length / 2)];
+      // The same run from the store, and the parse floor of the tape, interleaved the same way.
+      const store = join(dir, `store-${steps}`);
+      const imported = await timed([BIN, '--store', store, 'import', tape]);
+      const runId = /imported (\S+)/.exec(imported.stdout)?.[1];
+      if (imported.code !== 0 || runId === undefined) throw new Error(`import of ${steps} steps: exit ${imported.code}\n${imported.stderr}`);
+      const storeRuns = [];
+      const floorRuns = [];
+      for (let i = 0; i < more; i++) {
+        storeRuns.push((await timed([BIN, '--store', store, 'replay', runId, '--no-save', '--quiet'])).ms);
+        floorRuns.push((await timed(['-e', PARSE_FLOOR, tape])).ms);
+      }
+      const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       const row = {
         steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, replayMs: mid.ms, replayMinMs: runs[0].ms, rssMB: mid.rssMB,
+        storeMs: median(storeRuns), floorMs: median(floorRuns),
       };
       rows.push(row);
       console.log(
-        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, ` +
-          `tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
+        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), from the store ${fmt(row.storeMs)} ms, parse floor ${fmt(row.floorMs)} ms, ` +
+          `peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
       );
+      await rm(store, { recursive: true, force: true });
       await rm(tape, { force: true });
     }
   } finally {
@@ -212,8 +230,24 @@ async function main() {
   const measured = rows.filter((r) => r.replayMs !== null);
   const results = measured.map((r) => ({
     name: `${r.steps} steps`, value: Math.round(r.replayMs), steps: r.steps, rssMB: r.rssMB === null ? null : Number(r.rssMB.toFixed(1)),
-    tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)),
+    tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)), storeMs: Math.round(r.storeMs), parseFloorMs: Math.round(r.floorMs),
   }));
+  const ratios = [];
+  if (measured.length >= 2) {
+    // Per-step cost: the slope between the two largest sizes (start-up cancels out), against the
+    // slope of the parse floor measured in the same run (issue 12: ≤ 3×; store no slower than file).
+    const [a, b] = measured.slice(-2);
+    const slope = (key) => ((b[key] - a[key]) / (b.steps - a.steps)) * 1000;
+    const [replay, store, floor] = [slope('replayMs'), slope('storeMs'), slope('floorMs')];
+    console.log(
+      `  per step (${fmt(a.steps)} → ${fmt(b.steps)}): replay ${fmt(replay, 1)} µs, from the store ${fmt(store, 1)} µs, parse floor ${fmt(floor, 1)} µs → ` +
+        `replay ${fmt(replay / floor, 2)}× the floor (target ≤ 3×), store/file ${fmt(store / replay, 2)}`,
+    );
+    ratios.push(
+      { name: 'replay / parse floor', value: Number((replay / floor).toFixed(2)), target: 3, replayUsPerStep: Number(replay.toFixed(1)), floorUsPerStep: Number(floor.toFixed(1)) },
+      { name: 'store replay / file replay', value: Number((store / replay).toFixed(2)), target: 1, storeUsPerStep: Number(store.toFixed(1)) },
+    );
+  }
   const atTarget = measured.find((r) => r.steps === TARGET_STEPS);
   if (atTarget === undefined && measured.length >= 2) {
     // Growth speeds up with length, so project from the two largest sizes (the local exponent); an
@@ -235,6 +269,7 @@ async function main() {
     console.log(`  peak RSS ${fmt(first.rssMB, 1)} MB at ${first.steps} steps → ${fmt(last.rssMB, 1)} MB at ${last.steps} steps (×${(last.rssMB / first.rssMB).toFixed(2)} for ×${last.steps / first.steps} steps)`);
   }
   console.log(`bench-result ${JSON.stringify({ bench: 'replay', unit: 'ms', target: TARGET_MS, higherIsBetter: false, results })}`);
+  if (ratios.length > 0) console.log(`bench-result ${JSON.stringify({ bench: 'replay-per-step', unit: '×', higherIsBetter: false, results: ratios })}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
