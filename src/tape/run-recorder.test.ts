@@ -87,22 +87,21 @@ describe('RunRecorder', () => {
     expect(batches.flatMap((b) => b.types)).toEqual(['llm_request', 'llm_response']);
   });
 
-  it('lets a tool call go on only once the tool results before it are written', async () => {
+  it('lets the loop go on from a tool result only once it is written (its tool has had its effects), so the tool calls after it find it written', async () => {
     const { store, batches } = fakeStore();
     const recorder = await RunRecorder.start(store, { kind: 'record', task: 't', model: 'm', config: {}, seed: 0 }, createRedactor());
     const result = { ...at(0), type: 'tool_result', callId: 'a', tool: 'read_file', status: 'ok', output: 'x', durationMs: 0 } as RunEvent;
     const call = { ...at(1), type: 'tool_call', callId: 'b', tool: 'read_file', arguments: '{}', key: 'k' } as RunEvent;
-    await recorder.write(result);
-    let called = false;
-    const pending = recorder.write(call).then(() => (called = true));
+    let written = false;
+    const pending = recorder.write(result).then(() => (written = true));
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(called).toBe(false);
+    expect(written).toBe(false);
     expect(batches[0]?.types[0]).toBe('tool_result');
     batches[0]?.done();
     await pending;
-    expect(called).toBe(true);
-    // The next tool call has nothing left to wait for.
-    await recorder.write({ ...call, seq: 2, callId: 'c' } as RunEvent);
+    expect(written).toBe(true);
+    // The tool call after it has nothing left to wait for.
+    await recorder.write(call);
   });
 
   it('reports a failed write that nothing waited for at the next write that is waited for', async () => {

@@ -14,10 +14,10 @@
  *     and the model's reply is acted on only once the synced batch after the request is on disk. A
  *     SIGKILL during the call loses at most the request — never acted on, and re-derived from the
  *     events before it, all of which were on disk before the previous reply was acted on.
- *   - A tool result is acted on by the next model call (covered above) and by the tools after it in
- *     the same step (the pipeline's failure counts, de-duplication). So a `tool_call` — written
- *     before its tool runs — waits until the tool results before it are written (handed to the OS,
- *     which a SIGKILL does not undo). In a step with one tool call there is nothing left to wait for.
+ *   - A tool result is waited for until it is written (handed to the OS, which a SIGKILL does not
+ *     undo): its tool has had its effects, and a tape that did not say so would have a replay run
+ *     or deny it again. It is acted on by the tools after it in the same step and by the next
+ *     model call, which find it written.
  * Tests: run-recorder.test.ts (what each event waits for) and test/record-sigkill.test.ts (a real
  * recording killed with SIGKILL keeps every reply and tool result the loop had gone past).
  */
@@ -37,9 +37,6 @@ const DONE: Promise<void> = Promise.resolve();
 
 export class RunRecorder {
   private readonly redactor: EventRedactor;
-  /** The latest tool result's write, until a `tool_call` has waited for it. */
-  private toolResult: Promise<void> | undefined;
-
   private constructor(
     private readonly store: TapeStore,
     readonly meta: RunMeta,
@@ -77,17 +74,8 @@ export class RunRecorder {
     // Group-committed: written at once or with the next batch, not waited for; a failure surfaces
     // at the next write that is waited for, and in finish().
     const written = this.writer.append(safe);
+    if (safe.type === 'tool_result') return written;
     written.catch(() => undefined);
-    if (safe.type === 'tool_result') {
-      this.toolResult = written;
-      return undefined;
-    }
-    if (safe.type === 'tool_call' && this.toolResult !== undefined) {
-      // Its tool runs once this resolves: by then the results it may be judged by are written.
-      const earlier = this.toolResult;
-      this.toolResult = undefined;
-      return earlier;
-    }
     return undefined;
   }
 
