@@ -7,12 +7,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import { builtinArgsJson } from './args-json.js';
+import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
 import { UNLINKED_NOTE, writeWorkspaceFile } from './write-workspace-file.js';
 
-const argsSchema = z.object({
+/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
+export const argsSchema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
   old: z.string().min(1).describe('The exact text to replace; it must occur exactly once in the file'),
   new: z.string().describe('The text to put in its place'),
@@ -31,7 +33,7 @@ export function editFileTool(options: { timeoutMs?: number } = {}): Tool {
     name: 'edit_file',
     description:
       'Edit a file in the workspace by replacing one exact occurrence of `old` with `new`. Fails if `old` is not found or occurs more than once (include more surrounding text to make it unique).',
-    parameters: argsJsonSchema(argsSchema),
+    parameters: builtinArgsJson('edit_file'),
     idempotent: false,
     mutating: true,
     timeoutMs: options.timeoutMs ?? 10_000,

@@ -15,7 +15,8 @@ import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { z } from 'zod';
 import { OUTPUT_CAP_BYTES, OutputCollector } from './output-cap.js';
-import { argsJsonSchema, parseArgs } from './tool-args.js';
+import { builtinArgsJson } from './args-json.js';
+import { parseArgs } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { BWRAP_MISSING, DEFAULT_SANDBOX, findBwrap, sandboxedShell, type SandboxSetting } from './sandbox.js';
 import { resolveInWorkspace } from './workspace.js';
@@ -31,7 +32,8 @@ const EXIT_LINE_RESERVE = 256;
 /** How long to wait for the pipes to close after the shell exits (a process that left the group may hold them). */
 const CLOSE_GRACE_MS = 1000;
 
-const argsSchema = z.object({
+/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
+export const argsSchema = z.object({
   command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace directory'),
 });
 
@@ -161,7 +163,7 @@ export function execShellTool(options: ExecShellOptions = {}): Tool {
     name: 'exec_shell',
     description:
       'Run a shell command (/bin/sh -c) in the workspace directory. Returns combined stdout and stderr and the exit code; a non-zero exit code is an error. Output is capped; background processes are killed when the command ends.',
-    parameters: argsJsonSchema(argsSchema),
+    parameters: builtinArgsJson('exec_shell'),
     idempotent: false,
     mutating: true,
     timeoutMs: options.timeoutMs ?? 60_000,

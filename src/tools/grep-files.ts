@@ -10,7 +10,8 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import { builtinArgsJson } from './args-json.js';
+import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 
@@ -27,7 +28,8 @@ const MAX_SHOWN_CHARS = 300;
 /** Directories not descended into (noise and size); naming one as `path` still searches it. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
-const argsSchema = z.object({
+/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
+export const argsSchema = z.object({
   pattern: z.string().min(1).describe('JavaScript regular expression to search for, e.g. "TODO|FIXME"'),
   path: z.string().optional().describe('File or directory to search, relative to the workspace (default: the whole workspace)'),
 });
@@ -55,7 +57,7 @@ export function grepFilesTool(options: { timeoutMs?: number } = {}): Tool {
     name: 'grep_files',
     description:
       `Search text files in the workspace for a regular expression (JavaScript syntax). Returns "path:line: text" for each matching line, at most ${MAX_GREP_MATCHES}. Skips .git, node_modules, binary and very large files.`,
-    parameters: argsJsonSchema(argsSchema),
+    parameters: builtinArgsJson('grep_files'),
     idempotent: true,
     mutating: false,
     timeoutMs: options.timeoutMs ?? 10_000,

@@ -4,14 +4,16 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import { builtinArgsJson } from './args-json.js';
+import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
 
 /** Entries shown before the listing is cut short. */
 export const MAX_LIST_ENTRIES = 1000;
 
-const argsSchema = z.object({
+/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
+export const argsSchema = z.object({
   path: z.string().optional().describe('Directory path, relative to the workspace (default: the workspace itself)'),
 });
 
@@ -21,7 +23,7 @@ export function listDirTool(options: { timeoutMs?: number } = {}): Tool {
     name: 'list_dir',
     description:
       'List a directory in the workspace, one entry per line: directories end with "/", symbolic links with "@".',
-    parameters: argsJsonSchema(argsSchema),
+    parameters: builtinArgsJson('list_dir'),
     idempotent: true,
     mutating: false,
     timeoutMs: options.timeoutMs ?? 10_000,

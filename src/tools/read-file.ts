@@ -4,7 +4,8 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import { builtinArgsJson } from './args-json.js';
+import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
 
@@ -13,7 +14,8 @@ export const DEFAULT_READ_LIMIT = 2000;
 /** Files larger than this are refused rather than read into memory. */
 export const MAX_READ_BYTES = 16 * 1024 * 1024;
 
-const argsSchema = z.object({
+/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
+export const argsSchema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
   offset: z.number().int().min(0).optional().describe('First line to return, 0-based (default 0)'),
   limit: z.number().int().min(1).optional().describe(`Maximum number of lines to return (default ${DEFAULT_READ_LIMIT})`),
@@ -32,7 +34,7 @@ export function readFileTool(options: { timeoutMs?: number } = {}): Tool {
     name: 'read_file',
     description:
       'Read a text file in the workspace. Returns its content; for long files use offset and limit (in lines) to page through it.',
-    parameters: argsJsonSchema(argsSchema),
+    parameters: builtinArgsJson('read_file'),
     idempotent: true,
     mutating: false,
     timeoutMs: options.timeoutMs ?? 10_000,

@@ -10,12 +10,14 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { argsJsonSchema, parseArgs, withFsErrors } from './tool-args.js';
+import { builtinArgsJson } from './args-json.js';
+import { parseArgs, withFsErrors } from './tool-args.js';
 import type { Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
 import { UNLINKED_NOTE, writeWorkspaceFile } from './write-workspace-file.js';
 
-const argsSchema = z.object({
+/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
+export const argsSchema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace; missing parent directories are created'),
   content: z.string().describe('The complete new content of the file'),
 });
@@ -25,7 +27,7 @@ export function writeFileTool(options: { timeoutMs?: number } = {}): Tool {
   return {
     name: 'write_file',
     description: 'Create a file in the workspace, or replace its whole content. Parent directories are created as needed.',
-    parameters: argsJsonSchema(argsSchema),
+    parameters: builtinArgsJson('write_file'),
     idempotent: true,
     mutating: true,
     timeoutMs: options.timeoutMs ?? 10_000,
