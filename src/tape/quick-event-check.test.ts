@@ -11,7 +11,7 @@ import { quickEvent } from './quick-event-check.js';
 import { runEventSchema } from './schema.js';
 import { tapeArbitrary } from './test-support/arbitraries.js';
 
-const COVERED = new Set(['state', 'user_message', 'llm_request', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'budget', 'checkpoint']);
+const COVERED = new Set(['state', 'user_message', 'llm_request', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'budget', 'checkpoint', 'run_start', 'run_end']);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

@@ -1,6 +1,7 @@
 /**
  * A quick, hand-written check of the events a replay reads most (state, guardrail, tool call and
- * result, budget, checkpoint, plain model requests and responses), written after the zod schema in
+ * result, budget, checkpoint, plain model requests and responses, and every tape's run start and
+ * end — so a plain tape never needs the schema loaded at all), written after the zod schema in
  * schema.ts. It only ever says "valid" of an event the schema accepts as it is; anything else — an
  * unknown key, a missing field, a type it does not cover, an HTTP reply — is left to the schema,
  * which decides and words the error. So a tape is refused exactly as before, and a valid one costs
@@ -125,6 +126,21 @@ const byType: Readonly<Record<string, Check>> = {
   }),
   budget: strict({ ...base, type: isString, inputTokens: isNonNegInt, outputTokens: isNonNegInt, cost: isFinite, nearBudget: isBoolean }),
   checkpoint: strict({ ...base, type: isString, guardrails: isRecord }),
+  run_start: strict({ ...base, type: isString, task: isString, model: isString, seed: (v) => Number.isSafeInteger(v), config: isRecord }),
+  run_end: strict({
+    ...base,
+    type: isString,
+    state: oneOf(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']),
+    reason: isString,
+    totals: strict({
+      steps: isNonNegInt,
+      llmCalls: isNonNegInt,
+      toolCalls: isNonNegInt,
+      inputTokens: isNonNegInt,
+      outputTokens: isNonNegInt,
+      cost: isFinite,
+    }),
+  }),
 };
 
 /** The value as a RunEvent when the quick check can vouch for it; undefined → ask the schema. */

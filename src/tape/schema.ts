@@ -2,19 +2,22 @@
  * zod schemas for everything read from outside: portable tape files and store values. A tape is
  * untrusted input, so objects are strict (unknown keys are refused) and every field is checked.
  * The compile-time checks at the bottom keep these schemas and the TypeScript types in step.
+ *
+ * The tape header's schemas (and the HTTP header patterns) live in meta-schema.ts, re-exported here:
+ * reading a tape file needs them up front, the event schema below only for events the quick check
+ * (quick-event-check.ts) cannot vouch for, so tape-file.ts loads this module on demand (issue 12).
  */
 import { z } from 'zod';
+import { finiteNumber, HEADER_NAME, HEADER_VALUE, jsonRecord, nonNegInt, terminalState, totals, type runMetaSchema } from './meta-schema.js';
 import { AGENT_STATES } from '../core/states.js';
 import { VERDICTS } from '../core/decisions.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 
-const nonNegInt = z.number().int().nonnegative();
-const finiteNumber = z.number().finite();
-const jsonRecord = z.record(z.string(), z.unknown());
+export { describeIssue, HEADER_NAME, HEADER_VALUE, runMetaSchema, tapeHeaderSchema } from './meta-schema.js';
+
 
 const agentState = z.enum(AGENT_STATES);
-const terminalState = z.enum(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
 const finishReason = z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'unknown']);
 
 const toolCall = z.strictObject({
@@ -68,19 +71,7 @@ const llmChunk = z.strictObject({
   error: z.string().optional(),
 });
 
-const totals = z.strictObject({
-  steps: nonNegInt,
-  llmCalls: nonNegInt,
-  toolCalls: nonNegInt,
-  inputTokens: nonNegInt,
-  outputTokens: nonNegInt,
-  cost: finiteNumber,
-});
 
-/** A header name: an HTTP token. */
-export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** A header value a reply can carry: printable Latin-1 and tabs, no CR or LF. */
-export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** A body recorded as base64 must be base64 text. */
@@ -201,45 +192,9 @@ export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...base, type: z.literal('run_end'), state: terminalState, reason: z.string(), totals }),
 ]);
 
-/** Run metadata, as stored or exported in a tape header. */
-export const runMetaSchema = z.strictObject({
-  id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'expected a ULID'),
-  kind: z.enum(['record', 'replay']),
-  source: z.enum(['cli', 'library', 'proxy']).optional(),
-  parentId: z.string().optional(),
-  name: z.string().optional(),
-  createdAt: z.string(),
-  task: z.string(),
-  model: z.string(),
-  baseUrl: z.string().optional(),
-  config: jsonRecord,
-  seed: z.number().int(),
-  status: z.enum(['recording', 'complete', 'incomplete']),
-  finalState: terminalState.optional(),
-  totals: totals.optional(),
-  eventCount: nonNegInt.optional(),
-  updates: z.array(z.strictObject({ at: z.string(), note: z.string() })).optional(),
-  tapeVersion: nonNegInt,
-});
-
-/** Line 1 of a portable tape file. */
-export const tapeHeaderSchema = z.strictObject({
-  format: z.literal('agentctl-tape'),
-  version: z.number().int(),
-  run: z.unknown(),
-});
-
 // Compile-time: the schemas produce exactly the core types (both directions).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const eventsMatch: Same<z.infer<typeof runEventSchema>, RunEvent> = true;
 const metaMatch: Same<z.infer<typeof runMetaSchema>, RunMeta> = true;
 void eventsMatch;
 void metaMatch;
-
-/** A readable one-line summary of a zod failure: the first issue, with its path. */
-export function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return 'invalid value';
-  const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-  return `${path}: ${issue.message}`;
-}

@@ -15,8 +15,9 @@ import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { nestsDeeperThan } from './json-depth.js';
 import { readTapeLines, type TapeLine } from './line-reader.js';
+import { describeIssue, runMetaSchema, tapeHeaderSchema } from './meta-schema.js';
+import type { runEventSchema } from './schema.js';
 import { quickEvent } from './quick-event-check.js';
-import { describeIssue, runEventSchema, runMetaSchema, tapeHeaderSchema } from './schema.js';
 import { checkRecordedConfig, TapeChecks } from './tape-checks.js';
 
 export const TAPE_FORMAT = 'agentctl-tape';
@@ -197,7 +198,14 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
               { file: path, line },
             );
           }
-          const event = parseEvent(path, text, line, limits);
+          let event: RunEvent;
+          try {
+            event = parseEvent(path, text, line, limits);
+          } catch (error) {
+            if (!(error instanceof NeedsSchema)) throw error;
+            await loadEventSchema();
+            event = parseEvent(path, text, line, limits);
+          }
           if (line === 2) await checks.start(event, line);
           else checks.event(event, line);
           events.push(event);
@@ -257,10 +265,30 @@ function parseEvent(file: string, text: string, line: number, limits: TapeLimits
   // anything it is unsure of, go through the schema.
   const quick = quickEvent(json);
   if (quick !== undefined) return quick;
-  const event = runEventSchema.safeParse(json);
+  return schemaEvent(file, json, line);
+}
+
+/**
+ * The event schema (schema.ts), loaded the first time an event needs it: a tape the quick check
+ * vouches for line by line never constructs it (issue 12, start-up). `parseEvent` stays synchronous:
+ * it throws NeedsSchema, and `batches()` loads the schema and parses that line again.
+ */
+let eventSchema: EventSchema | undefined;
+async function loadEventSchema(): Promise<void> {
+  eventSchema ??= (await import('./schema.js')).runEventSchema;
+}
+
+function schemaEvent(file: string, json: unknown, line: number): RunEvent {
+  if (eventSchema === undefined) throw new NeedsSchema();
+  const event = eventSchema.safeParse(json);
   if (!event.success) throw new TapeFormatError(`invalid event: ${describeIssue(event.error)}`, { file, line });
   return event.data;
 }
+
+type EventSchema = typeof runEventSchema;
+
+/** Thrown by `parseEvent` for an event only the schema can decide while it is not loaded yet. */
+class NeedsSchema extends Error {}
 
 function parseJson(file: string, text: string, line: number, limits: TapeLimits, message: string): unknown {
   // Checked before parsing: a value nested deeper than any tape needs never reaches recursive code.
