@@ -56,6 +56,11 @@ export interface CompareOptions {
   fallback: 'error' | 'live';
   /** False for a tape whose recording never finished (no run_end): its end is not a divergence. */
   complete: boolean;
+  /**
+   * Always take the path that reads the tape through the cursor (awaiting), never the synchronous
+   * one for events whose step is in hand. For tests that check both paths agree.
+   */
+  awaitEveryEvent?: boolean;
 }
 
 export class ReplayComparator {
@@ -98,11 +103,29 @@ export class ReplayComparator {
 
   constructor(private readonly options: CompareOptions) {}
 
-  /** Check one replayed event; returns the divergence events to add to the replay's stream. */
-  async observe(replayed: RunEvent): Promise<DivergenceInput[]> {
+  /**
+   * Check one replayed event; returns the divergence events to add to the replay's stream. Within
+   * a step whose recorded events are in hand (every event but a step's first), and unless the tape
+   * may end right here, the answer is given at once (an array, no promise); otherwise a promise of
+   * it. Both paths make the same checks in the same order.
+   */
+  observe(replayed: RunEvent): DivergenceInput[] | Promise<DivergenceInput[]> {
     if (replayed.type === 'divergence') return [];
     // Every replayed event is labelled, in order, whether or not it is compared.
     const event = this.replayedLabels.event(replayed);
+    if (this.options.awaitEveryEvent !== true && event.step === this.step && this.recordedGroup?.step === event.step) {
+      const recorded = this.recorded.labelled;
+      const exhausted = this.isExhaustedAt(event.step);
+      // Only where the tape might end does the comparison have to ask the cursor (and wait).
+      if (exhausted || !(recorded.length === 0 || this.mayStopHere(recorded))) {
+        return this.compare(replayed, event, recorded, false, false);
+      }
+    }
+    return this.observeAwaiting(replayed, event);
+  }
+
+  /** `observe`, reading the tape as needed. */
+  private async observeAwaiting(replayed: RunEvent, event: RunEvent): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];
     if (event.step !== this.step) {
       if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
@@ -112,6 +135,31 @@ export class ReplayComparator {
       this.recordedDecisions = null;
     }
     const recorded = await this.recordedEvents(event.step);
+    const exhausted = this.isExhaustedAt(event.step);
+    // The tape is over: what follows is beyond it, which the model side reports as exhaustion.
+    const tapeOver = !exhausted && recorded.length === 0 && (await this.options.cursor.endsBy(event.step - 1));
+    // An unfinished tape (its recorder died) just stops here; the model side reports exhaustion.
+    const stopsHere = !exhausted && !tapeOver && this.mayStopHere(recorded) && (await this.options.cursor.endsBy(event.step));
+    return this.compare(replayed, event, recorded, tapeOver, stopsHere, out);
+  }
+
+  private isExhaustedAt(step: number): boolean {
+    const { exhaustedAt } = this.options.state;
+    return exhaustedAt !== null && step >= exhaustedAt;
+  }
+
+  /** Whether, in sync, the tape has nothing more for this step and, unfinished, may end here. */
+  private mayStopHere(recorded: readonly RunEvent[]): boolean {
+    return !this.beyondTape && this.inSync && recorded[this.position] === undefined && !this.options.complete;
+  }
+
+  /**
+   * The comparison proper, synchronous: `tapeOver` (the tape ended before this step) and
+   * `stopsHere` (an unfinished tape ends at this event) are what the cursor said.
+   */
+  private compare(
+    replayed: RunEvent, event: RunEvent, recorded: RunEvent[], tapeOver: boolean, stopsHere: boolean, out: DivergenceInput[] = [],
+  ): DivergenceInput[] {
     // Counted in sync too: the replay may leave the tape mid-step, and a decision after that point
     // pairs with the recorded one by how many of its kind came before it in the step.
     const nth = event.type === 'guardrail' ? this.countDecision(event) : -1;
@@ -126,10 +174,7 @@ export class ReplayComparator {
       this.reportEnd(out, exhaustedAt);
       return out;
     }
-    if (recorded.length === 0 && (await this.options.cursor.endsBy(event.step - 1))) {
-      // The tape is over: what follows is beyond it, which the model side reports as exhaustion.
-      return out;
-    }
+    if (tapeOver) return out;
 
     if (this.beyondTape) return out;
     if (!this.inSync) {
@@ -151,8 +196,7 @@ export class ReplayComparator {
 
     const expected = recorded[this.position];
     this.position++;
-    if (expected === undefined && !this.options.complete && (await this.options.cursor.endsBy(event.step))) {
-      // An unfinished tape (its recorder died) just stops here; the model side reports exhaustion.
+    if (stopsHere) {
       this.beyondTape = true;
       return out;
     }
@@ -190,8 +234,16 @@ export class ReplayComparator {
    * The recorded event the replay should produce next, while it follows the tape; undefined once
    * it has left it (diverged, or past the tape's end).
    */
-  async peek(): Promise<RunEvent | undefined> {
+  peek(): RunEvent | undefined | Promise<RunEvent | undefined> {
     if (!this.inSync || this.beyondTape || this.options.state.exhaustedAt !== null || this.step < 0) return undefined;
+    if (this.options.awaitEveryEvent !== true && this.recordedGroup?.step === this.step) {
+      const next = this.recorded.labelled[this.position];
+      if (next !== undefined) return next.type === 'divergence' ? undefined : next;
+    }
+    return this.peekAwaiting();
+  }
+
+  private async peekAwaiting(): Promise<RunEvent | undefined> {
     const next = (await this.recordedEvents(this.step))[this.position] ?? (await this.options.cursor.peekBeyond());
     return next?.type === 'divergence' ? undefined : next;
   }

@@ -180,14 +180,17 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
       state.step = event.step;
       lastStep = event.step;
       yield stamp(event);
-      for (const divergence of await comparator.observe(event)) {
+      // Mostly answered at once (the step's recorded events are in hand): no await, no microtask.
+      const observed = comparator.observe(event);
+      for (const divergence of Array.isArray(observed) ? observed : await observed) {
         yield divergenceEvent(divergence, event.t);
         if (options.strict && !divergence.expected && divergence.kind !== 'resync') stoppedByStrict = true;
       }
       if (stoppedByStrict) break;
       // Before the loop goes on: take the time the tape recorded for what comes next, and if the
       // user cancelled the recording there, cancel the replay there too.
-      const upcoming = await comparator.peek();
+      const peeked = comparator.peek();
+      const upcoming = peeked instanceof Promise ? await peeked : peeked;
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
         // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock
