@@ -3,10 +3,14 @@ import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import { agentConfigSchema, type AgentConfig } from './config.js';
+import { quickConfig } from './quick-config-check.js';
 
 /** Validate a configuration object; `source` names it in error messages. */
 export function parseConfig(value: unknown, source: string): AgentConfig {
-  const result = agentConfigSchema.safeParse(value);
+  // A complete config (a recorded one) usually passes the quick check; the rest go to the schema.
+  const quick = quickConfig(value);
+  if (quick !== undefined) return quick;
+  const result = agentConfigSchema().safeParse(value);
   if (!result.success) throw new UsageError(`${source}: ${describe(result.error)}`);
   return result.data;
 }
