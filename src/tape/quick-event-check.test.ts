@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quickEvent } from './quick-event-check.js';
-import { runEventSchema } from './schema.js';
+import { quickEvent, quickHeader } from './quick-event-check.js';
+import { runEventSchema, runMetaSchema, tapeHeaderSchema } from './schema.js';
 import { tapeArbitrary } from './test-support/arbitraries.js';
 
 const COVERED = new Set(['state', 'user_message', 'llm_request', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'budget', 'checkpoint', 'run_start', 'run_end']);
@@ -86,3 +86,42 @@ describe('quick event check', () => {
     expect(quickEvent(JSON.parse('{"type":"budget","seq":0,"step":0,"t":0,"inputTokens":1,"outputTokens":1,"cost":0,"nearBudget":false,"__proto__":{}}'))).toBeUndefined();
   });
 });
+
+/** Whatever header the quick check vouches for, the header and run-metadata schemas accept as the same value. */
+function headerAgreesWithSchemas(value: unknown): void {
+  const quick = quickHeader(value);
+  if (quick === undefined) return;
+  const header = tapeHeaderSchema.safeParse(value);
+  expect(header.success, JSON.stringify(value)).toBe(true);
+  expect(quick.version).toBe(header.data!.version);
+  const meta = runMetaSchema.safeParse(header.data!.run);
+  expect(meta.success, JSON.stringify(value)).toBe(true);
+  expect(quick.meta).toEqual(meta.data);
+}
+
+describe('quick header check', () => {
+  it('accepts the headers of valid tapes, as the schemas parse them', () => {
+    fc.assert(
+      fc.property(tapeArbitrary, ({ meta }) => {
+        const json: unknown = JSON.parse(JSON.stringify({ format: 'agentctl-tape', version: 1, run: meta }));
+        expect(quickHeader(json), JSON.stringify(json)).toBeDefined();
+        headerAgreesWithSchemas(json);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('accepts a changed header only when the schemas do too', () => {
+    fc.assert(
+      fc.property(tapeArbitrary, fc.array(mutation, { minLength: 1, maxLength: 3 }), ({ meta }, mutations) => {
+        let header: unknown = { format: 'agentctl-tape', version: 1, run: meta };
+        for (const m of mutations) {
+          header = mutate(header, m);
+          headerAgreesWithSchemas(header);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+

@@ -1,8 +1,8 @@
 /**
  * A quick, hand-written check of the events a replay reads most (state, guardrail, tool call and
  * result, budget, checkpoint, plain model requests and responses, and every tape's run start and
- * end — so a plain tape never needs the schema loaded at all), written after the zod schema in
- * schema.ts. It only ever says "valid" of an event the schema accepts as it is; anything else — an
+ * end — so a plain tape never needs the schema loaded at all; and, by `quickHeader`, a tape's
+ * header), written after the zod schemas in schema.ts and meta-schema.ts. It only ever says "valid" of an event the schema accepts as it is; anything else — an
  * unknown key, a missing field, a type it does not cover, an HTTP reply — is left to the schema,
  * which decides and words the error. So a tape is refused exactly as before, and a valid one costs
  * a few type tests per field instead of a schema parse.
@@ -13,6 +13,7 @@
 import { AGENT_STATES } from '../core/states.js';
 import { VERDICTS } from '../core/decisions.js';
 import type { RunEvent } from '../core/events.js';
+import type { RunMeta } from '../core/run-meta.js';
 
 type Check = (value: unknown) => boolean;
 /** A field's check; `optional` fields may be absent (never present as undefined: JSON has none). */
@@ -72,6 +73,15 @@ const chatMessage: Check = (v) => isRecord(v) && typeof v.role === 'string' && O
 const base = { seq: isNonNegInt, step: isNonNegInt, t: isFinite };
 const counters = recordOf(isFinite);
 const HASH = /^[0-9a-f]{64}$/;
+const TERMINAL = ['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR'];
+const runTotals = strict({
+  steps: isNonNegInt,
+  llmCalls: isNonNegInt,
+  toolCalls: isNonNegInt,
+  inputTokens: isNonNegInt,
+  outputTokens: isNonNegInt,
+  cost: isFinite,
+});
 
 /** The covered event types; the others (and any event these reject) go to the schema. */
 const byType: Readonly<Record<string, Check>> = {
@@ -130,16 +140,9 @@ const byType: Readonly<Record<string, Check>> = {
   run_end: strict({
     ...base,
     type: isString,
-    state: oneOf(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']),
+    state: oneOf(TERMINAL),
     reason: isString,
-    totals: strict({
-      steps: isNonNegInt,
-      llmCalls: isNonNegInt,
-      toolCalls: isNonNegInt,
-      inputTokens: isNonNegInt,
-      outputTokens: isNonNegInt,
-      cost: isFinite,
-    }),
+    totals: runTotals,
   }),
 };
 
@@ -148,3 +151,37 @@ export function quickEvent(value: unknown): RunEvent | undefined {
   if (!isRecord(value) || typeof value.type !== 'string' || !Object.hasOwn(byType, value.type)) return undefined;
   return byType[value.type]!(value) ? (value as unknown as RunEvent) : undefined;
 }
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Run metadata (a tape header's `run`), after runMetaSchema in meta-schema.ts. */
+const runMeta = strict({
+  id: (v) => typeof v === 'string' && ULID.test(v),
+  kind: oneOf(['record', 'replay']),
+  source: optional(oneOf(['cli', 'library', 'proxy'])),
+  parentId: optional(isString),
+  name: optional(isString),
+  createdAt: isString,
+  task: isString,
+  model: isString,
+  baseUrl: optional(isString),
+  config: isRecord,
+  seed: (v) => Number.isSafeInteger(v),
+  status: oneOf(['recording', 'complete', 'incomplete']),
+  finalState: optional(oneOf(TERMINAL)),
+  totals: optional(runTotals),
+  eventCount: optional(isNonNegInt),
+  updates: optional(arrayOf(strict({ at: isString, note: isString }))),
+  tapeVersion: isNonNegInt,
+});
+const header = strict({ format: oneOf(['agentctl-tape']), version: (v) => Number.isSafeInteger(v), run: isRecord });
+
+/**
+ * A tape header (line 1) whose run metadata the quick check can vouch for: `{ version, meta }`, or
+ * undefined → ask the schemas (meta-schema.ts), which decide and word the error.
+ */
+export function quickHeader(value: unknown): { version: number; meta: RunMeta } | undefined {
+  if (!header(value)) return undefined;
+  const { version, run } = value as { version: number; run: unknown };
+  return runMeta(run) ? { version, meta: run as RunMeta } : undefined;
+}
+

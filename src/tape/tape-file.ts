@@ -15,9 +15,8 @@ import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { nestsDeeperThan } from './json-depth.js';
 import { readTapeLines, type TapeLine } from './line-reader.js';
-import { describeIssue, runMetaSchema, tapeHeaderSchema } from './meta-schema.js';
-import type { runEventSchema } from './schema.js';
-import { quickEvent } from './quick-event-check.js';
+import type * as EventSchemaModule from './schema.js';
+import { quickEvent, quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig, TapeChecks } from './tape-checks.js';
 
 export const TAPE_FORMAT = 'agentctl-tape';
@@ -171,7 +170,7 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   }
   let first: { text: string; meta: RunMeta } | undefined;
   for await (const [header] of readLines(path, limits)) {
-    if (header !== undefined) first = { text: header.text, meta: parseHeader(path, header.text, header.line, limits) };
+    if (header !== undefined) first = { text: header.text, meta: await parseHeader(path, header.text, header.line, limits) };
     break;
   }
   if (first === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
@@ -236,8 +235,14 @@ export async function validateTapeFile(tape: TapeFile): Promise<number> {
   return count;
 }
 
-function parseHeader(file: string, text: string, line: number, limits: TapeLimits): RunMeta {
+async function parseHeader(file: string, text: string, line: number, limits: TapeLimits): Promise<RunMeta> {
   const json = parseJson(file, text, line, limits, 'not an agentctl tape (line 1 is not JSON)');
+  // A plain header passes the quick check; the schemas (and their error messages) only for the rest.
+  const quick = quickHeader(json);
+  if (quick !== undefined && quick.version >= 1 && quick.version <= TAPE_VERSION) {
+    return checkEventCount(quick.meta, file, line, limits);
+  }
+  const { describeIssue, runMetaSchema, tapeHeaderSchema } = await import('./meta-schema.js');
   const header = tapeHeaderSchema.safeParse(json);
   if (!header.success) {
     const format = (json as { format?: unknown } | null)?.format;
@@ -253,10 +258,14 @@ function parseHeader(file: string, text: string, line: number, limits: TapeLimit
   if (header.data.version < 1) throw new TapeFormatError(`unknown tape version ${header.data.version}`, { file, line });
   const meta = runMetaSchema.safeParse(header.data.run);
   if (!meta.success) throw new TapeFormatError(`bad run metadata: ${describeIssue(meta.error)}`, { file, line });
-  if (meta.data.eventCount !== undefined && meta.data.eventCount > limits.maxEvents) {
-    throw new TapeFormatError(`bad run metadata: eventCount ${meta.data.eventCount} is more than a tape may hold (${limits.maxEvents})`, { file, line });
+  return checkEventCount(meta.data, file, line, limits);
+}
+
+function checkEventCount(meta: RunMeta, file: string, line: number, limits: TapeLimits): RunMeta {
+  if (meta.eventCount !== undefined && meta.eventCount > limits.maxEvents) {
+    throw new TapeFormatError(`bad run metadata: eventCount ${meta.eventCount} is more than a tape may hold (${limits.maxEvents})`, { file, line });
   }
-  return meta.data;
+  return meta;
 }
 
 function parseEvent(file: string, text: string, line: number, limits: TapeLimits): RunEvent {
@@ -275,17 +284,17 @@ function parseEvent(file: string, text: string, line: number, limits: TapeLimits
  */
 let eventSchema: EventSchema | undefined;
 async function loadEventSchema(): Promise<void> {
-  eventSchema ??= (await import('./schema.js')).runEventSchema;
+  eventSchema ??= await import('./schema.js');
 }
 
 function schemaEvent(file: string, json: unknown, line: number): RunEvent {
   if (eventSchema === undefined) throw new NeedsSchema();
-  const event = eventSchema.safeParse(json);
-  if (!event.success) throw new TapeFormatError(`invalid event: ${describeIssue(event.error)}`, { file, line });
+  const event = eventSchema.runEventSchema.safeParse(json);
+  if (!event.success) throw new TapeFormatError(`invalid event: ${eventSchema.describeIssue(event.error)}`, { file, line });
   return event.data;
 }
 
-type EventSchema = typeof runEventSchema;
+type EventSchema = typeof EventSchemaModule;
 
 /** Thrown by `parseEvent` for an event only the schema can decide while it is not loaded yet. */
 class NeedsSchema extends Error {}
