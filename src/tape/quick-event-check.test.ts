@@ -84,6 +84,9 @@ describe('quick event check', () => {
     expect(quickEvent({ type: 'warning', seq: 0, step: 0, t: 0, message: 'x' })).toBeUndefined();
     expect(quickEvent({ type: 'constructor', seq: 0, step: 0, t: 0 })).toBeUndefined();
     expect(quickEvent(JSON.parse('{"type":"budget","seq":0,"step":0,"t":0,"inputTokens":1,"outputTokens":1,"cost":0,"nearBudget":false,"__proto__":{}}'))).toBeUndefined();
+    expect(quickEvent(JSON.parse('{"type":"checkpoint","seq":0,"step":0,"t":0,"guardrails":{"__proto__":{}}}'))).toBeUndefined();
+    const counters = '{"before":{},"after":{"__proto__":0}}';
+    expect(quickEvent(JSON.parse(`{"type":"guardrail","seq":0,"step":0,"t":0,"gate":"arguments","verdict":"allow","rule":"","counters":${counters},"reason":""}`))).toBeUndefined();
   });
 });
 

@@ -33,7 +33,12 @@ const either = (a: Check, b: Check): Check => (v) => a(v) || b(v);
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 const arrayOf = (item: Check): Check => (v) => Array.isArray(v) && v.every(item);
-const recordOf = (value: Check): Check => (v) => isRecord(v) && Object.values(v).every(value);
+/**
+ * A zod record (`z.record`) is rebuilt key by key, so an own `__proto__` key (JSON.parse makes one)
+ * does not survive it: such a record is left to the schema.
+ */
+const isJsonRecord: Check = (v) => isRecord(v) && !Object.hasOwn(v, '__proto__');
+const recordOf = (value: Check): Check => (v) => isJsonRecord(v) && Object.values(v as object).every(value);
 const optional = (check: Check): Field => ({ optional: check });
 
 /** A strict object: exactly the shape's keys (optional ones may be missing), each passing its check. */
@@ -135,8 +140,8 @@ const byType: Readonly<Record<string, Check>> = {
     durationMs: isFinite,
   }),
   budget: strict({ ...base, type: isString, inputTokens: isNonNegInt, outputTokens: isNonNegInt, cost: isFinite, nearBudget: isBoolean }),
-  checkpoint: strict({ ...base, type: isString, guardrails: isRecord }),
-  run_start: strict({ ...base, type: isString, task: isString, model: isString, seed: (v) => Number.isSafeInteger(v), config: isRecord }),
+  checkpoint: strict({ ...base, type: isString, guardrails: isJsonRecord }),
+  run_start: strict({ ...base, type: isString, task: isString, model: isString, seed: (v) => Number.isSafeInteger(v), config: isJsonRecord }),
   run_end: strict({
     ...base,
     type: isString,
@@ -164,7 +169,7 @@ const runMeta = strict({
   task: isString,
   model: isString,
   baseUrl: optional(isString),
-  config: isRecord,
+  config: isJsonRecord,
   seed: (v) => Number.isSafeInteger(v),
   status: oneOf(['recording', 'complete', 'incomplete']),
   finalState: optional(oneOf(TERMINAL)),
