@@ -12,6 +12,7 @@
 import type { LlmChunkEvent, RunEvent } from './events.js';
 import { jsonLeaves, recutJson, recutLeaves, withLeaves, type JsonLeaf } from './json-recut.js';
 import type { LlmChunk } from './llm.js';
+import { sseEvents, type RawSseEvent } from './sse.js';
 import { REDACTED, type Redactor, type Span } from './redact.js';
 
 export class EventRedactor {
@@ -183,31 +184,12 @@ interface SsePart {
 
 /** The server-sent events of a raw text (split as the transport's reader splits them), parsed. */
 function sseParts(raw: string): SsePart[] {
-  const out: SsePart[] = [];
-  let rest = raw;
-  for (;;) {
-    const end = /\r\n\r\n|\n\n|\r\r/.exec(rest);
-    const text = end === null ? rest : rest.slice(0, end.index + end[0].length);
-    if (text !== '') out.push(ssePart(text));
-    if (end === null) return out;
-    rest = rest.slice(text.length);
-  }
+  return sseEvents(raw).map(ssePart);
 }
 
-function ssePart(text: string): SsePart {
-  const data: string[] = [];
-  let name = '';
-  for (const line of text.split(/\r\n|\n|\r/)) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') name = value;
-  }
-  const body = data.join('\n');
-  if (data.length === 0 || body.trim() === '[DONE]') return { text, leaves: [] };
+function ssePart({ raw: text, data: body, event }: RawSseEvent): SsePart {
+  const name = event ?? '';
+  if (body === '' || body.trim() === '[DONE]') return { text, leaves: [] };
   let value: unknown;
   try {
     value = JSON.parse(body);

@@ -24,7 +24,7 @@ import { parseRetryAfter } from '../retry-after.js';
 import { agentctlError, bodyValue, describe, keptHeaders, passHeaders, rebuilt, wireFor } from './http-reply.js';
 import { recordExchange } from './exchange-recorder.js';
 import { recordableUrl, type CallSlot, type RecordingSession } from './recording-session.js';
-import { SseReader, type RawSseEvent } from './sse.js';
+import { SseReader, type RawSseEvent } from '../../core/sse.js';
 import type { ModelWire, WireStream } from './wire.js';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

@@ -22,7 +22,7 @@ import { viewOf } from '../../replay/request-difference.js';
 import { agentctlError, bodyText, readExchangeRequest, replyResponse } from './http-reply.js';
 import { readModelRequest, type FetchLike, type ModelRequest } from './recording-fetch.js';
 import type { ReplyLabels } from './wire.js';
-import { sseText } from './sse.js';
+import { sseText } from '../../core/sse.js';
 
 export interface ReplayingFetchOptions {
   engine: ReplayEngine;

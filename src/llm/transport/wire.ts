@@ -8,12 +8,9 @@
  */
 import type { ModelEndpoint } from '../../core/events.js';
 import type { LlmChunk, LlmRequest, LlmResponse } from '../../core/llm.js';
+import type { SseEvent } from '../../core/sse.js';
 
-/** One server-sent event: its `event:` name (absent for plain `data:` events) and its `data:` text. */
-export interface SseEvent {
-  event?: string;
-  data: string;
-}
+export type { SseEvent };
 
 /** What a served reply is labelled with, so a replay is deterministic: ids and times from the tape. */
 export interface ReplyLabels {

@@ -1,8 +1,14 @@
 /**
  * Server-sent events, read incrementally and kept verbatim: each event comes with its raw text, so
- * a recorded stream can be served back byte for byte (see recording-fetch.ts).
+ * a recorded stream can be served back byte for byte (src/llm/transport/recording-fetch.ts) and its
+ * raw events redacted where they are (event-redactor.ts). One parser for both.
  */
-import type { SseEvent } from './wire.js';
+
+/** One server-sent event: its `event:` name (absent for plain `data:` events) and its `data:` text. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
 
 export interface RawSseEvent extends SseEvent {
   /** The event's text as it arrived, with the blank line that ended it. */
@@ -50,6 +56,15 @@ function parseEvent(raw: string): RawSseEvent {
   const event: RawSseEvent = { data: data.join('\n'), raw };
   if (name !== undefined) event.event = name;
   return event;
+}
+
+/** All the events of a complete text, the last one with or without its closing blank line. */
+export function sseEvents(text: string): RawSseEvent[] {
+  const reader = new SseReader();
+  const events = reader.push(text);
+  const rest = reader.rest();
+  if (rest !== undefined) events.push(rest);
+  return events;
 }
 
 /** Events as the text of a stream. */
