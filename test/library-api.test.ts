@@ -3,7 +3,7 @@
  * with the real SDK client against the real scripted HTTP server, and a real LevelDB store.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -23,6 +23,7 @@ import { writeTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { startMockLlm } from './support/mock-llm.js';
 import type { ScenarioStep } from './support/scenario.js';
+import { filesUnder } from './support/files.js';
 
 // ---------------------------------------------------------------------------------------------
 // A small agent written directly on the SDK: call, answer tool calls with fake results, repeat.
@@ -170,16 +171,6 @@ async function exportRun(runId: string, file: string): Promise<string> {
   } finally {
     await store.close();
   }
-}
-
-async function filesUnder(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(root, { withFileTypes: true })) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else out.push(path);
-  }
-  return out;
 }
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  * for, record what is new in replay-or-record, and keep a run killed with SIGKILL replayable.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { BIN, runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
+import { filesUnder } from './support/files.js';
 
 const UPSTREAM_KEY = 'upstream-marker-7d3f9a2b1c44';
 const CLIENT_KEY = 'client-key-should-not-leak';
@@ -126,16 +127,6 @@ interface MismatchError {
 }
 
 const STEPS = [{ content: 'Hi there.' }, { content: 'It is 4.' }, { content: 'one two three' }];
-
-async function filesUnder(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(root, { withFileTypes: true })) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else out.push(path);
-  }
-  return out;
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentctl-proxy-'));

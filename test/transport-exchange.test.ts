@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
@@ -26,6 +26,7 @@ import { runEventSchema } from '../src/tape/schema.js';
 import { openTapeFile, validateTapeFile, writeTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { runCli } from './support/cli.js';
+import { filesUnder } from './support/files.js';
 
 const API_KEY = 'sk-test-exchange-0123456789abcdef';
 const QUERY_KEY = 'querykey-0123456789abc';
@@ -201,16 +202,6 @@ const client = (fetch: typeof globalThis.fetch, baseURL = server.baseURL): OpenA
 /** Fails with `what` instead of hanging when `promise` does not settle in time. */
 const within = <T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
-
-async function filesUnder(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(root, { withFileTypes: true })) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else out.push(path);
-  }
-  return out;
-}
 
 interface BinaryResults {
   audio: Uint8Array;
