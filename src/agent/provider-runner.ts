@@ -141,16 +141,27 @@ async function* attemptOnce(
     wake = undefined;
     resolve?.();
   };
-  // Our own controller, so that abandoning the generator also cancels the call in flight.
-  const controller = new AbortController();
+  // The call's own signal, so that abandoning the generator also cancels the call in flight. It is
+  // made when the client first reads it: a replay's tape never does, and a signal (with a listener
+  // on the run's) per call is a measurable share of a long replay.
+  let controller: AbortController | undefined;
   const outer = options.signal;
-  const onAbort = (): void => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onAbort, { once: true });
+  const onAbort = (): void => controller?.abort(outer?.reason);
+  const ownSignal = (): AbortSignal => {
+    if (controller === undefined) {
+      controller = new AbortController();
+      if (outer?.aborted === true) controller.abort(outer.reason);
+      else outer?.addEventListener('abort', onAbort, { once: true });
+    }
+    return controller.signal;
+  };
 
   let call: Promise<LlmResponse>;
   try {
     call = options.client.complete(request, {
-      signal: controller.signal,
+      get signal() {
+        return ownSignal();
+      },
       onChunk: (chunk) => {
         queue.push({ type: 'llm_chunk', ...tag, chunk });
         notify();
@@ -187,8 +198,8 @@ async function* attemptOnce(
       });
     }
   } finally {
-    outer?.removeEventListener('abort', onAbort);
-    if (settled === undefined) controller.abort(new Error('the provider call was abandoned'));
+    if (controller !== undefined) outer?.removeEventListener('abort', onAbort);
+    if (settled === undefined) controller?.abort(new Error('the provider call was abandoned'));
   }
 }
 

@@ -321,11 +321,11 @@ describe('ReplayComparator: ids are compared by position, not text', () => {
     expect((await compare(idTape(tapeIds), idTape(['patch_0_0', 'patch_0_1']), { patched: [0] })).out).toEqual([]);
   });
 
-  it('still reports a tool result that answers the other call, by the labels of the calls', async () => {
+  it('still reports a tool result that answers the other call, naming the calls by the tape ids', async () => {
     const { comparator, out } = await compare(idTape(tapeIds), idTape(newIds, { swap: true }));
     expect(out[0]).toEqual({
       type: 'divergence', step: 0, kind: 'tool_output', iteration: 0, expected: false,
-      message: 'tool_result differs at callId', detail: { path: 'callId', recorded: 'call#0.0', replayed: 'call#0.1' },
+      message: 'tool_result differs at callId', detail: { path: 'callId', recorded: 'call_a1', replayed: 'call_b2' },
     });
     expect(comparator.first).toBe(out[0]);
     // The conversation then differs beyond ids: no way back onto the tape.

@@ -8,10 +8,11 @@
  * event difference, later ones (after the replay has left the tape) as it keeps pairing each
  * replayed decision with the recorded one of the same step, gate, tool, call and key.
  *
- * Ids are compared by position, not text (id-labels.ts): the tape and the replay each label their
- * own tool-call ids, and events are compared labelled. A replay takes its ids from the tape, so they
- * agree as long as it follows it; a patched answer, say, brings ids of its own, which count as the
- * recorded ones where they are used in the same places. A request whose conversation differs from
+ * Ids are compared by position, not text (id-labels.ts): the tape keeps its ids, and each id of the
+ * replay is read as the tape's id at the same position (where it first appears), so events are
+ * compared in the tape's terms. A replay takes its ids from the tape, so nothing needs relabelling as
+ * long as it follows it; a patched answer, say, brings ids of its own, which count as the recorded
+ * ones where they are used in the same places. A request whose conversation differs from
  * the tape's only in ids has another hash whatever else it has: it matches when the labelled
  * conversations do, its model, stream, tools, endpoint and params are the recorded ones, and every
  * earlier request with the tape's very conversation had the tape's hash (so the settings the hash
@@ -75,8 +76,9 @@ export class ReplayComparator {
   private recordedRequestStep = -1;
   /** The recorded request whose delta `recordedMessages` last took (labelled). */
   private recordedRequest: LlmRequestEvent | null = null;
-  private readonly recordedLabels = new IdLabels();
-  private readonly replayedLabels = new IdLabels();
+  private readonly recordedLabels = IdLabels.keepingIds();
+  /** The replay's ids as the tape's: a step is labelled only once the tape's step is (recordedStep). */
+  private readonly replayedLabels = IdLabels.translatingInto(this.recordedLabels);
   private readonly settings = new HashedSettings();
   /** The tape's current step (the cursor's group), its events without divergences, as written and labelled. */
   private recordedGroup: StepGroup | null = null;
@@ -111,30 +113,31 @@ export class ReplayComparator {
    */
   observe(replayed: RunEvent): DivergenceInput[] | Promise<DivergenceInput[]> {
     if (replayed.type === 'divergence') return [];
-    // Every replayed event is labelled, in order, whether or not it is compared.
-    const event = this.replayedLabels.event(replayed);
-    if (this.options.awaitEveryEvent !== true && event.step === this.step && this.recordedGroup?.step === event.step) {
+    if (this.options.awaitEveryEvent !== true && replayed.step === this.step && this.recordedGroup?.step === replayed.step) {
       const recorded = this.recorded.labelled;
-      const exhausted = this.isExhaustedAt(event.step);
+      const exhausted = this.isExhaustedAt(replayed.step);
       // Only where the tape might end does the comparison have to ask the cursor (and wait).
       if (exhausted || !(recorded.length === 0 || this.mayStopHere(recorded))) {
-        return this.compare(replayed, event, recorded, false, false);
+        return this.compare(replayed, this.replayedLabels.event(replayed), recorded, false, false);
       }
     }
-    return this.observeAwaiting(replayed, event);
+    return this.observeAwaiting(replayed);
   }
 
   /** `observe`, reading the tape as needed. */
-  private async observeAwaiting(replayed: RunEvent, event: RunEvent): Promise<DivergenceInput[]> {
+  private async observeAwaiting(replayed: RunEvent): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];
-    if (event.step !== this.step) {
+    if (replayed.step !== this.step) {
       if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
-      this.step = event.step;
+      this.step = replayed.step;
       this.position = 0;
       this.decisionsSeen.clear();
       this.recordedDecisions = null;
     }
-    const recorded = await this.recordedEvents(event.step);
+    const recorded = await this.recordedEvents(replayed.step);
+    // Every replayed event is labelled, in order, whether or not it is compared — after the tape's
+    // step, whose ids its new ones are named after.
+    const event = this.replayedLabels.event(replayed);
     const exhausted = this.isExhaustedAt(event.step);
     // The tape is over: what follows is beyond it, which the model side reports as exhaustion.
     const tapeOver = !exhausted && recorded.length === 0 && (await this.options.cursor.endsBy(event.step - 1));

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LlmRequestEvent, RunEvent, RunEventInput } from '../core/events.js';
 import { BLANK_TIME, HashedSettings, IdLabels, isIdLabel } from './id-labels.js';
+import { sameJson } from './same-json.js';
 
 const at = (input: RunEventInput, seq = 0): RunEvent => ({ ...input, seq, t: seq }) as RunEvent;
 
@@ -113,6 +115,66 @@ describe('IdLabels', () => {
   it('tells a label from other text', () => {
     expect(['call#0.0', 'id#12.3'].every(isIdLabel)).toBe(true);
     expect(['call_0', 'call#0', 'x call#0.0', 3].some(isIdLabel)).toBe(false);
+  });
+});
+
+describe('IdLabels: the tape kept, the replay translated into it', () => {
+  it('keeps the tape side as it is, and names a replay id after the tape id at its position', () => {
+    const tape = IdLabels.keepingIds();
+    const replay = IdLabels.translatingInto(tape);
+    const result = at({ type: 'tool_result', step: 1, callId: 'call_t1', tool: 'read_file', status: 'ok', output: 'see (call call_t0)', durationMs: 1 });
+    expect([tape.label('call_t0', 0), tape.label('call_t1', 1), tape.label('call_t2', 1)]).toEqual(['call_t0', 'call_t1', 'call_t2']);
+    expect(tape.event(result)).toBe(result);
+    expect([replay.label('mine_0', 0), replay.label('mine_1', 1), replay.label('mine_2', 1), replay.label('mine_3', 1)])
+      .toEqual(['call_t0', 'call_t1', 'call_t2', 'call#1.2']);
+    // A quoted id this side never issued is marked on either side, so it is not the tape's call of that name.
+    expect(replay.event(at({ type: 'tool_result', step: 1, callId: 'mine_1', tool: 'read_file', status: 'ok', output: 'see (call call_t0) and (call mine_0)', durationMs: 1 })))
+      .toMatchObject({ callId: 'call_t1', output: 'see (call ?call_t0) and (call call_t0)' });
+    expect(tape.event(at({ type: 'tool_result', step: 1, callId: 'call_t1', tool: 'read_file', status: 'ok', output: '(call never)', durationMs: 1 })))
+      .toMatchObject({ output: '(call ?never)' });
+  });
+
+  /**
+   * Two runs' events, step by step: each step's events on both sides (ids from small pools, so they
+   * repeat, swap and go missing), compared pairwise. Positional labels on both sides and the tape's
+   * ids with the replay translated into them must find the same pairs equal.
+   */
+  const ids = fc.constantFrom('a', 'b', 'c', 'd');
+  const eventAt = (step: number): fc.Arbitrary<RunEvent> =>
+    fc.oneof(
+      fc.record({ callId: ids, tool: fc.constantFrom('read_file', 'list_dir') }).map(({ callId, tool }) =>
+        at({ type: 'tool_call', step, callId, tool, arguments: '{}', key: 'k' })),
+      fc.record({ callId: ids, quoted: fc.option(ids, { nil: undefined }) }).map(({ callId, quoted }) =>
+        at({ type: 'tool_result', step, callId, tool: 'read_file', status: 'ok', durationMs: 1, output: quoted === undefined ? 'ok' : `dup of (call ${quoted})` })),
+      fc.record({ callId: fc.option(ids, { nil: undefined }), quoted: ids }).map(({ callId, quoted }) =>
+        at({ type: 'guardrail', step, gate: 'replay_control', verdict: 'skip', rule: 'duplicate_success', tool: 'read_file', key: 'k',
+          counters: { before: {}, after: {} }, reason: `seen at (call ${quoted})`, ...(callId === undefined ? {} : { callId }) })),
+      fc.array(ids, { minLength: 1, maxLength: 3 }).map((calls) =>
+        at({ type: 'llm_response', step, iteration: step, attempt: 0, durationMs: 1,
+          response: { message: { role: 'assistant', content: null, tool_calls: calls.map((id) => call(id)) }, finishReason: 'tool_calls', usage: { inputTokens: 1, outputTokens: 1 } } })),
+    );
+  const steps = fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }).chain((sizes) =>
+    fc.tuple(...sizes.map((size, step) => fc.tuple(fc.array(eventAt(step), { minLength: size, maxLength: size }), fc.array(eventAt(step), { minLength: size, maxLength: size })))));
+
+  it('finds the same pairs of events equal as positional labels do', () => {
+    fc.assert(
+      fc.property(steps, (pairs) => {
+        const [posTape, posReplay] = [new IdLabels(), new IdLabels()];
+        const keep = IdLabels.keepingIds();
+        const translate = IdLabels.translatingInto(keep);
+        for (const [tapeStep, replayStep] of pairs) {
+          // The comparator labels a tape step whole before the replay's events of that step.
+          const kept = tapeStep.map((e) => keep.event(e));
+          const positional = tapeStep.map((e) => posTape.event(e));
+          replayStep.forEach((event, i) => {
+            const byPosition = sameJson(positional[i], posReplay.event(event));
+            const byTape = sameJson(kept[i], translate.event(event));
+            expect(byTape).toBe(byPosition);
+          });
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });
 

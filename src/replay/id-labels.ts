@@ -18,6 +18,15 @@
  * `tool_call_id` and the ids of `tool_calls` entries as calls) and its `created` / `created_at`
  * times and `openai-processing-ms` header blanked: those are timing, like `t`. Opaque
  * `http_exchange` events are left alone: there an `id` may be a model's or a file's name.
+ *
+ * Labels come in two forms with the same meaning. `new IdLabels()` names ids by position
+ * (`call#2.0`), for comparing two runs neither of which is the reference (`agentctl diff`). The replay
+ * comparator instead reads the replay in the tape's terms: the tape keeps its own ids
+ * (`IdLabels.keepingIds()`, which records where each first appears) and the replay's ids are named
+ * after the tape's id at the same position (`IdLabels.translatingInto(tape)`). Two ids compare equal
+ * either way exactly when they first appear at the same place, but a replay that uses the tape's
+ * ids — every replay that follows its tape — then needs no relabelled copies of its events or the
+ * tape's. An id of the replay with no counterpart on the tape is named by its position.
  */
 import type { HttpReply, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
@@ -56,6 +65,26 @@ export class IdLabels {
   private readonly labels: Record<IdKind, Map<string, string>> = { call: new Map(), id: new Map() };
   /** New ids per kind and step: `call#3` → how many call ids step 3 has introduced. */
   private readonly counts = new Map<string, number>();
+  /** Keeping ids: each id by the position it first appeared at (`call#3.0` → `call_abc`). */
+  private readonly positions: Map<string, string> | null;
+
+  /**
+   * @param keep the ids are their own labels (positions are recorded for a translating IdLabels)
+   * @param reference name each id after the reference's id at the same position
+   */
+  constructor(keep = false, private readonly reference: IdLabels | null = null) {
+    this.positions = keep ? new Map() : null;
+  }
+
+  /** Labels that are the ids themselves: the side the other is read against (a replay's tape). */
+  static keepingIds(): IdLabels {
+    return new IdLabels(true);
+  }
+
+  /** Labels that are `reference`'s ids at the same positions (a replay read in its tape's terms). */
+  static translatingInto(reference: IdLabels): IdLabels {
+    return new IdLabels(false, reference);
+  }
 
   /** The label of `id`, giving it the next one of `step` when it is new. */
   label(id: string, step: number, kind: IdKind = 'call'): string {
@@ -64,7 +93,14 @@ export class IdLabels {
     const scope = `${kind}#${step}`;
     const n = this.counts.get(scope) ?? 0;
     this.counts.set(scope, n + 1);
-    const label = `${scope}.${n}`;
+    const position = `${scope}.${n}`;
+    let label = position;
+    if (this.positions !== null) {
+      label = id;
+      this.positions.set(position, id);
+    } else if (this.reference !== null) {
+      label = this.reference.positions?.get(position) ?? position;
+    }
     this.labels[kind].set(id, label);
     return label;
   }
@@ -102,16 +138,20 @@ export class IdLabels {
         const http = event.http === undefined ? undefined : this.reply(event.http, step);
         return http === event.http || http === undefined ? event : { ...event, http };
       }
-      case 'tool_call':
-        return { ...event, callId: this.label(event.callId, step) };
-      case 'tool_result':
-        return { ...event, callId: this.label(event.callId, step), output: this.references(event.output) };
+      case 'tool_call': {
+        const callId = this.label(event.callId, step);
+        return callId === event.callId ? event : { ...event, callId };
+      }
+      case 'tool_result': {
+        const callId = this.label(event.callId, step);
+        const output = this.references(event.output);
+        return callId === event.callId && output === event.output ? event : { ...event, callId, output };
+      }
       case 'guardrail': {
-        if (event.callId === undefined) {
-          const reason = this.references(event.reason);
-          return reason === event.reason ? event : { ...event, reason };
-        }
-        return { ...event, callId: this.label(event.callId, step), reason: this.references(event.reason) };
+        const callId = event.callId === undefined ? undefined : this.label(event.callId, step);
+        const reason = this.references(event.reason);
+        if (callId === event.callId && reason === event.reason) return event;
+        return callId === undefined ? { ...event, reason } : { ...event, callId, reason };
       }
       default:
         return event;
@@ -131,7 +171,9 @@ export class IdLabels {
       return labelled === calls ? message : { ...message, tool_calls: labelled };
     }
     if (message.role === 'tool') {
-      return { ...message, tool_call_id: this.label(message.tool_call_id, step), content: this.references(message.content) };
+      const id = this.label(message.tool_call_id, step);
+      const content = this.references(message.content);
+      return id === message.tool_call_id && content === message.content ? message : { ...message, tool_call_id: id, content };
     }
     return message;
   }
@@ -141,18 +183,25 @@ export class IdLabels {
     return mapSame(messages as ChatMessage[], (message) => this.message(message, step));
   }
 
-  /** `(call <id>)` with a known id as `(call <label>)`; an id never seen stays as it is. */
+  /**
+   * `(call <id>)` with a known id as `(call <label>)`; an id not seen (yet) stays as it is. Where the
+   * labels are ids (keeping or translating), an id not seen is marked instead (`(call ?<id>)`), so that
+   * it still differs from a known id of the same text, as a label would.
+   */
   private references(text: string): string {
     if (!text.includes('(call ')) return text;
+    const mark = this.positions !== null || this.reference !== null;
     return text.replace(CALL_REFERENCE, (whole, id: string) => {
       const label = this.labels.call.get(id);
-      return label === undefined ? whole : `(call ${label})`;
+      if (label !== undefined) return `(call ${label})`;
+      return mark ? `(call ?${id})` : whole;
     });
   }
 
   private delta(call: ToolCallDelta, step: number): ToolCallDelta {
     if (call.id === undefined) return call;
-    return { ...call, id: this.label(call.id, step) };
+    const id = this.label(call.id, step);
+    return id === call.id ? call : { ...call, id };
   }
 
   private reply(reply: HttpReply, step: number): HttpReply {
