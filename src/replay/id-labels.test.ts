@@ -154,7 +154,10 @@ describe('IdLabels: the tape kept, the replay translated into it', () => {
           response: { message: { role: 'assistant', content: null, tool_calls: calls.map((id) => call(id)) }, finishReason: 'tool_calls', usage: { inputTokens: 1, outputTokens: 1 } } })),
     );
   const steps = fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }).chain((sizes) =>
-    fc.tuple(...sizes.map((size, step) => fc.tuple(fc.array(eventAt(step), { minLength: size, maxLength: size }), fc.array(eventAt(step), { minLength: size, maxLength: size })))));
+    fc.tuple(...sizes.map((size, step) => {
+      const side = fc.array(eventAt(step), { minLength: size, maxLength: size });
+      return fc.tuple(side, side);
+    })));
 
   it('finds the same pairs of events equal as positional labels do', () => {
     fc.assert(
