@@ -98,8 +98,10 @@ export class ReplayComparator {
   firstAt: { recordedSeq: number | null; replayedType: RunEvent['type'] | null } | null = null;
   /** Guardrail decisions whose verdict or rule changed, the first divergence included if it was one. */
   decisionChanges = 0;
-  /** How many decisions of each match key the replay has made in the current step. */
-  private readonly decisionsSeen = new Map<string, number>();
+  /** The replay's decisions in the current step, in order (labelled). */
+  private readonly stepDecisions: GuardrailEvent[] = [];
+  /** How many of the step's decisions have each match key; counted when first needed, then kept up. */
+  private decisionCounts: Map<string, number> | null = null;
   /** The current step's recorded decisions by match key; built once, when first needed. */
   private recordedDecisions: Map<string, GuardrailEvent[]> | null = null;
 
@@ -131,7 +133,8 @@ export class ReplayComparator {
       if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
       this.step = replayed.step;
       this.position = 0;
-      this.decisionsSeen.clear();
+      this.stepDecisions.length = 0;
+      this.decisionCounts = null;
       this.recordedDecisions = null;
     }
     const recorded = await this.recordedEvents(replayed.step);
@@ -163,9 +166,9 @@ export class ReplayComparator {
   private compare(
     replayed: RunEvent, event: RunEvent, recorded: RunEvent[], tapeOver: boolean, stopsHere: boolean, out: DivergenceInput[] = [],
   ): DivergenceInput[] {
-    // Counted in sync too: the replay may leave the tape mid-step, and a decision after that point
+    // Kept in sync too: the replay may leave the tape mid-step, and a decision after that point
     // pairs with the recorded one by how many of its kind came before it in the step.
-    const nth = event.type === 'guardrail' ? this.countDecision(event) : -1;
+    if (event.type === 'guardrail') this.noteDecision(event);
     if (event.type === 'llm_request' && replayed.type === 'llm_request') {
       applyDeltaInPlace(this.replayedMessages, replayed);
       applyDeltaInPlace(this.replayedLabelled, event);
@@ -182,7 +185,7 @@ export class ReplayComparator {
     if (this.beyondTape) return out;
     if (!this.inSync) {
       if (event.type === 'guardrail') {
-        this.compareDecision(out, event, nth, recorded);
+        this.compareDecision(out, event, recorded);
         return out;
       }
       const match = event.type === 'llm_request'
@@ -307,22 +310,32 @@ export class ReplayComparator {
     out.push(divergence);
   }
 
-  /** Count a replayed decision; returns how many of its match key came before it in the step. */
-  private countDecision(event: GuardrailEvent): number {
+  private noteDecision(event: GuardrailEvent): void {
+    this.stepDecisions.push(event);
+    if (this.decisionCounts !== null) this.countDecision(event);
+  }
+
+  private countDecision(event: GuardrailEvent): void {
     const key = decisionMatchKey(event);
-    const nth = this.decisionsSeen.get(key) ?? 0;
-    this.decisionsSeen.set(key, nth + 1);
-    return nth;
+    this.decisionCounts?.set(key, (this.decisionCounts.get(key) ?? 0) + 1);
   }
 
   /**
    * Out of sync, events no longer line up by position, but a decision still has its recorded
    * counterpart (same match key, same rank in the step): report it if its verdict or rule changed.
-   * Such reports leave `first` and the way back into sync alone.
+   * Such reports leave `first` and the way back into sync alone. (Ranks are counted only here, out
+   * of sync: a replay that follows its tape never needs them.)
    */
-  private compareDecision(out: DivergenceInput[], event: GuardrailEvent, nth: number, recorded: readonly RunEvent[]): void {
+  private compareDecision(out: DivergenceInput[], event: GuardrailEvent, recorded: readonly RunEvent[]): void {
     this.recordedDecisions ??= indexDecisions(recorded);
-    const counterpart = this.recordedDecisions.get(decisionMatchKey(event))?.[nth];
+    if (this.decisionCounts === null) {
+      this.decisionCounts = new Map();
+      for (const decision of this.stepDecisions) this.countDecision(decision);
+    }
+    const key = decisionMatchKey(event);
+    // Its rank among the step's decisions of its key (it is the last one noted).
+    const nth = (this.decisionCounts.get(key) ?? 1) - 1;
+    const counterpart = this.recordedDecisions.get(key)?.[nth];
     const change = counterpart === undefined ? null : decisionChange(counterpart, event);
     if (change === null) return;
     const divergence: DivergenceInput = {
