@@ -12,20 +12,14 @@
  * replay is read as the tape's id at the same position (where it first appears), so events are
  * compared in the tape's terms. A replay takes its ids from the tape, so nothing needs relabelling as
  * long as it follows it; a patched answer, say, brings ids of its own, which count as the recorded
- * ones where they are used in the same places. A request whose conversation differs from
- * the tape's only in ids has another hash whatever else it has: it matches when the labelled
- * conversations do, its model, stream, tools, endpoint and params are the recorded ones, and every
- * earlier request with the tape's very conversation had the tape's hash (so the settings the hash
- * covers but the tape does not show — tool definitions, temperature, token limit — agree).
+ * ones where they are used in the same places. Requests are compared through the two
+ * conversations (request-pairs.ts), so one that differs from the tape's only in ids still matches.
  */
-import type { DivergenceEvent, GuardrailEvent, LlmRequestEvent, RunEvent } from '../core/events.js';
-import type { ChatMessage } from '../core/messages.js';
-import { canonicalJson } from '../guardrails/canonical-json.js';
-import { applyDeltaInPlace } from '../agent/request-delta.js';
+import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../core/events.js';
 import { decisionChange, decisionMatchKey, indexDecisions } from './decision-change.js';
 import { firstDifference, type Difference } from './first-difference.js';
-import { requestDifference, UNSEEN_DIFFERENCE, type RequestView } from './request-difference.js';
-import { HashedSettings, IdLabels } from './id-labels.js';
+import { IdLabels } from './id-labels.js';
+import { RequestPairs } from './request-pairs.js';
 import { sameJson } from './same-json.js';
 import type { LoopProgress } from './loop-progress.js';
 import type { StepCursor, StepGroup } from './step-cursor.js';
@@ -68,18 +62,11 @@ export class ReplayComparator {
   private inSync = true;
   private step = -1;
   private position = 0;
-  /** The conversation so far on each side, as written and with ids labelled. */
-  private readonly recordedMessages: ChatMessage[] = [];
-  private readonly replayedMessages: ChatMessage[] = [];
-  private readonly recordedLabelled: ChatMessage[] = [];
-  private readonly replayedLabelled: ChatMessage[] = [];
-  private recordedRequestStep = -1;
-  /** The recorded request whose delta `recordedMessages` last took (labelled). */
-  private recordedRequest: LlmRequestEvent | null = null;
+  /** The conversation so far on each side, and whether a replayed request is the recorded one. */
+  private readonly requests = new RequestPairs();
   private readonly recordedLabels = IdLabels.keepingIds();
   /** The replay's ids as the tape's: a step is labelled only once the tape's step is (recordedStep). */
   private readonly replayedLabels = IdLabels.translatingInto(this.recordedLabels);
-  private readonly settings = new HashedSettings();
   /** The tape's current step (the cursor's group), its events without divergences, as written and labelled. */
   private recordedGroup: StepGroup | null = null;
   private recorded: { raw: RunEvent[]; labelled: RunEvent[] } = { raw: [], labelled: [] };
@@ -170,9 +157,8 @@ export class ReplayComparator {
     // pairs with the recorded one by how many of its kind came before it in the step.
     if (event.type === 'guardrail') this.noteDecision(event);
     if (event.type === 'llm_request' && replayed.type === 'llm_request') {
-      applyDeltaInPlace(this.replayedMessages, replayed);
-      applyDeltaInPlace(this.replayedLabelled, event);
-      this.trackRecordedRequest(event.step);
+      this.requests.replayed(replayed, event);
+      this.requests.recorded(event.step, this.recorded);
     }
 
     const { exhaustedAt } = this.options.state;
@@ -189,7 +175,7 @@ export class ReplayComparator {
         return out;
       }
       const match = event.type === 'llm_request'
-        ? recorded.findIndex((e) => e.type === 'llm_request' && (e.hash === event.hash || (e === this.recordedRequest && this.sameRequest(e, event))))
+        ? recorded.findIndex((e) => e.type === 'llm_request' && (e.hash === event.hash || (this.requests.isCurrent(e) && this.requests.same(e, event))))
         : -1;
       if (match >= 0) {
         this.inSync = true;
@@ -211,8 +197,8 @@ export class ReplayComparator {
       return out;
     }
     if (expected.type === 'llm_request' && event.type === 'llm_request') {
-      if (!this.sameRequest(expected, event)) {
-        const detail = this.requestDifference(expected, event);
+      if (!this.requests.same(expected, event)) {
+        const detail = this.requests.difference(expected, event);
         this.diverge(out, event, 'request', `request ${event.iteration} differs at ${detail.path}`, detail, expected);
       }
       return out;
@@ -366,58 +352,6 @@ export class ReplayComparator {
     return this.recorded;
   }
 
-  private trackRecordedRequest(step: number): void {
-    if (this.recordedRequestStep === step) return;
-    const { raw, labelled } = this.recorded;
-    const index = raw.findIndex((e) => e.type === 'llm_request');
-    const request = raw[index];
-    const labelledRequest = labelled[index];
-    if (request?.type !== 'llm_request' || labelledRequest?.type !== 'llm_request') return;
-    this.recordedRequestStep = step;
-    this.recordedRequest = labelledRequest;
-    applyDeltaInPlace(this.recordedMessages, request);
-    applyDeltaInPlace(this.recordedLabelled, labelledRequest);
-  }
-
-  /**
-   * Whether the replayed request is the recorded one: the same hash (and model and stream); or a
-   * conversation that differs from the tape's only in ids, with the same visible settings, and
-   * unseen settings that earlier requests showed to agree. Requests with the tape's very
-   * conversation are noted for that. Call with the request the conversations were last updated for.
-   */
-  private sameRequest(recorded: LlmRequestEvent, replayed: LlmRequestEvent): boolean {
-    if (recorded.model !== replayed.model || recorded.stream !== replayed.stream) return false;
-    if (recorded.hash === replayed.hash) {
-      this.settings.note(recorded, replayed);
-      return true;
-    }
-    if (sameConversation(this.recordedMessages, this.replayedMessages)) {
-      this.settings.note(recorded, replayed);
-      return false;
-    }
-    return sameConversation(this.recordedLabelled, this.replayedLabelled) && this.settings.agree(recorded, replayed);
-  }
-
-  /**
-   * Where two requests differ: the first differing message and field (ids labelled; none when the
-   * conversations are the same text), else model, stream, tools, else the hash.
-   */
-  private requestDifference(recorded: LlmRequestEvent, replayed: LlmRequestEvent): Difference {
-    const sameText = sameConversation(this.recordedMessages, this.replayedMessages);
-    const view = (event: LlmRequestEvent, messages: readonly ChatMessage[]): RequestView => ({
-      model: event.model, messages, stream: event.stream, tools: event.tools,
-      ...(event.endpoint === undefined ? {} : { endpoint: event.endpoint }),
-      ...(event.params === undefined ? {} : { params: event.params }),
-    });
-    const found = requestDifference(
-      view(recorded, sameText ? [] : this.recordedLabelled),
-      view(replayed, sameText ? [] : this.replayedLabelled),
-    );
-    // Only the hash tells them apart: what it covers beyond the tape (tool definitions, settings).
-    if (found.path === UNSEEN_DIFFERENCE) return { path: 'request', recorded: recorded.hash, replayed: replayed.hash };
-    return { path: found.path, recorded: found.recorded, replayed: found.replayed };
-  }
-
   /** The keys an event is not compared on: behaviour counts, not timing or numbering. */
   private ignored(event: RunEvent): ReadonlySet<string> {
     if (this.options.configReplaced === true) {
@@ -435,12 +369,6 @@ export class ReplayComparator {
     const ignored = this.ignored(event);
     return Object.fromEntries(Object.entries(event).filter(([key]) => !ignored.has(key)));
   }
-}
-
-function sameConversation(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && canonicalJson(a[i]) !== canonicalJson(b[i])) return false;
-  return true;
 }
 
 function describe(event: RunEvent): string {
