@@ -5,6 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { isAgentctlError } from '../core/errors.js';
+import { flushOut } from './io.js';
 import { buildProgram } from './program.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -17,6 +18,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
+    // What the command printed comes before its error, as it would unbuffered.
+    flushOut();
     process.exitCode = exitCodeFor(error);
   }
 }

@@ -80,13 +80,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const mightMatch = quickTest(matchers.slice(SECRET_RULES.length).map((m) => m.pattern));
 
+  /** No spans: one shared, frozen array for the common answer. */
+  const NONE = Object.freeze([]) as unknown as Span[];
   const spans = (input: string): Span[] => {
-    const found: [number, number][] = [];
+    let found: [number, number][] | null = null;
     for (const secret of secrets) {
-      for (let at = input.indexOf(secret); at >= 0; at = input.indexOf(secret, at + 1)) found.push([at, at + secret.length]);
+      for (let at = input.indexOf(secret); at >= 0; at = input.indexOf(secret, at + 1)) (found ??= []).push([at, at + secret.length]);
     }
     // Most text holds no secret: one cheap test skips the rules' match-with-indices scans.
-    if (!mightMatch(input)) return merge(found);
+    if (!mightMatch(input)) return found === null ? NONE : merge(found);
+    found ??= [];
     for (const { pattern, group } of matchers) {
       pattern.lastIndex = 0;
       for (const match of input.matchAll(pattern)) {
@@ -110,10 +113,13 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       return out ?? value;
     }
     if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
       let out: Record<string, unknown> | null = null;
-      for (const [k, v] of Object.entries(value)) {
+      // Keys, not entries: no [key, value] pair allocated per field of every event printed or written.
+      for (const k of Object.keys(record)) {
+        const v = record[k];
         const next = walk(v);
-        if (next !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = next;
+        if (next !== v) (out ??= { ...record })[k] = next;
       }
       return out ?? value;
     }

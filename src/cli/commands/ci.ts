@@ -11,7 +11,7 @@ import { applyOverrides, configDirOf, loadConfigFile, parseConfig } from '../../
 import { UsageError } from '../../core/errors.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, parseShard } from '../../replay/corpus.js';
-import { out, type GlobalOptions } from '../io.js';
+import { out, writeOut, type GlobalOptions } from '../io.js';
 import { githubAnnotations, githubSummary } from '../render/ci/github.js';
 import { jsonReport } from '../render/ci/json.js';
 import { junitReport } from '../render/ci/junit.js';
@@ -75,11 +75,11 @@ export async function runCiCommand(paths: string[], options: CiCommandOptions, e
       const now = performance.now();
       if (progress && (now - lastDraw > 100 || done === total)) {
         lastDraw = now;
-        process.stdout.write(`\r\u001b[K${progressLine(done, total, failed)}`);
+        writeOut(`\r\u001b[K${progressLine(done, total, failed)}`);
       }
     },
   });
-  if (progress) process.stdout.write('\r\u001b[K');
+  if (progress) writeOut('\r\u001b[K');
 
   const report: CiReport = {
     mode: overrides.length > 0 ? 'what-if' : 'check',
@@ -124,7 +124,7 @@ async function emit(reporter: ReporterTarget, report: CiReport, env: NodeJS.Proc
       break;
     }
   }
-  if (reporter.file === undefined) process.stdout.write(text);
+  if (reporter.file === undefined) writeOut(text);
   else await write(reporter.file, text, false);
 }
 

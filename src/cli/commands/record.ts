@@ -11,7 +11,7 @@ import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
-import type { GlobalOptions } from '../io.js';
+import { note, type GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
 import { abortOnSigint } from '../signals.js';
 import { terminalInput } from '../terminal-input.js';
@@ -67,7 +67,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
         },
         redact,
       );
-      if (kind === 'text' && !options.quiet) process.stderr.write(`recording run ${recorder.runId} (workspace ${prepared.workspace})\n`);
+      if (kind === 'text' && !options.quiet) note(`recording run ${recorder.runId} (workspace ${prepared.workspace})`);
       let result: LoopResult | undefined;
       let display: Display | undefined;
       try {

@@ -6,6 +6,7 @@ import type { RunEvent } from '../../core/events.js';
 import { EventRedactor } from '../../core/event-redactor.js';
 import { NO_REDACTION, type Redactor } from '../../core/redact.js';
 import { eventLine } from './event-line.js';
+import { writeOut } from '../io.js';
 
 export interface Reporter {
   event(event: RunEvent): void;
@@ -26,7 +27,7 @@ export interface Summary {
 }
 
 type Write = (text: string) => void;
-const stdout: Write = (text) => process.stdout.write(text);
+const stdout: Write = writeOut;
 
 /**
  * NDJSON; every event is redacted as the tape is (a stream's chunks together, once it ends), so a
