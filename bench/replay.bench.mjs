@@ -15,7 +15,7 @@
 //   node bench/run.mjs replay
 //   BENCH_REPLAY_STEPS=1000,10000 node bench/replay.bench.mjs
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,18 +119,21 @@ export async function recordSyntheticTape(path, steps, { maxSeconds = Infinity, 
   return { ...outcome, ...counts, seconds, bytes };
 }
 
-/** Run a command to completion: wall ms from spawn to exit, peak RSS (MB) when /usr/bin/time is there. */
-export function timed(args, { cwd = ROOT } = {}) {
+/**
+ * Run a command to completion: wall ms from spawn to exit, peak RSS (MB) when /usr/bin/time is there.
+ * `discardStdout`: the command writes straight to /dev/null (for output too large to collect).
+ */
+export function timed(args, { cwd = ROOT, discardStdout = false } = {}) {
   const useTime = existsSync('/usr/bin/time');
   const [command, argv] = useTime ? ['/usr/bin/time', ['-v', process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const env = { ...process.env };
     for (const key of Object.keys(env)) if (key.startsWith('OPENAI_')) delete env[key];
-    const child = spawn(command, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, { cwd, env, stdio: ['ignore', discardStdout ? openSync('/dev/null', 'w') : 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stdout?.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
@@ -206,18 +209,23 @@ async function main() {
       if (imported.code !== 0 || runId === undefined) throw new Error(`import of ${steps} steps: exit ${imported.code}\n${imported.stderr}`);
       const storeRuns = [];
       const floorRuns = [];
+      const jsonRuns = [];
       for (let i = 0; i < more; i++) {
         storeRuns.push((await timed([BIN, '--store', store, 'replay', runId, '--no-save', '--quiet'])).ms);
         floorRuns.push((await timed(['-e', PARSE_FLOOR, tape])).ms);
+        // Every event as NDJSON, written to /dev/null (the bench process does not read it).
+        const json = await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true });
+        if (json.code !== 0) throw new Error(`--json replay of ${steps} steps: exit ${json.code}\n${json.stderr}`);
+        jsonRuns.push(json.ms);
       }
       const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       const row = {
         steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, replayMs: mid.ms, replayMinMs: runs[0].ms, rssMB: mid.rssMB,
-        storeMs: median(storeRuns), floorMs: median(floorRuns),
+        storeMs: median(storeRuns), floorMs: median(floorRuns), jsonMs: median(jsonRuns),
       };
       rows.push(row);
       console.log(
-        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), from the store ${fmt(row.storeMs)} ms, parse floor ${fmt(row.floorMs)} ms, ` +
+        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), from the store ${fmt(row.storeMs)} ms, --json ${fmt(row.jsonMs)} ms, parse floor ${fmt(row.floorMs)} ms, ` +
           `peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
       );
       await rm(store, { recursive: true, force: true });
@@ -230,7 +238,7 @@ async function main() {
   const measured = rows.filter((r) => r.replayMs !== null);
   const results = measured.map((r) => ({
     name: `${r.steps} steps`, value: Math.round(r.replayMs), steps: r.steps, rssMB: r.rssMB === null ? null : Number(r.rssMB.toFixed(1)),
-    tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)), storeMs: Math.round(r.storeMs), parseFloorMs: Math.round(r.floorMs),
+    tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)), storeMs: Math.round(r.storeMs), jsonMs: Math.round(r.jsonMs), parseFloorMs: Math.round(r.floorMs),
   }));
   const ratios = [];
   if (measured.length >= 2) {
@@ -238,13 +246,14 @@ async function main() {
     // slope of the parse floor measured in the same run (issue 12: ≤ 3×; store no slower than file).
     const [a, b] = measured.slice(-2);
     const slope = (key) => ((b[key] - a[key]) / (b.steps - a.steps)) * 1000;
-    const [replay, store, floor] = [slope('replayMs'), slope('storeMs'), slope('floorMs')];
+    const [replay, store, json, floor] = [slope('replayMs'), slope('storeMs'), slope('jsonMs'), slope('floorMs')];
     console.log(
-      `  per step (${fmt(a.steps)} → ${fmt(b.steps)}): replay ${fmt(replay, 1)} µs, from the store ${fmt(store, 1)} µs, parse floor ${fmt(floor, 1)} µs → ` +
-        `replay ${fmt(replay / floor, 2)}× the floor (target ≤ 3×), store/file ${fmt(store / replay, 2)}`,
+      `  per step (${fmt(a.steps)} → ${fmt(b.steps)}): replay ${fmt(replay, 1)} µs, from the store ${fmt(store, 1)} µs, --json ${fmt(json, 1)} µs, parse floor ${fmt(floor, 1)} µs → ` +
+        `replay ${fmt(replay / floor, 2)}× the floor (target ≤ 3×), --json ${fmt(json / floor, 2)}× (target ≤ 4×), store/file ${fmt(store / replay, 2)}`,
     );
     ratios.push(
       { name: 'replay / parse floor', value: Number((replay / floor).toFixed(2)), target: 3, replayUsPerStep: Number(replay.toFixed(1)), floorUsPerStep: Number(floor.toFixed(1)) },
+      { name: 'replay --json / parse floor', value: Number((json / floor).toFixed(2)), target: 4, jsonUsPerStep: Number(json.toFixed(1)) },
       { name: 'store replay / file replay', value: Number((store / replay).toFixed(2)), target: 1, storeUsPerStep: Number(store.toFixed(1)) },
     );
   }
