@@ -3,11 +3,12 @@
 // reads a few files instead of ~200 small modules (zod alone is 99). Run by `npm run build` after
 // tsc; the library (dist/index.js, its .d.ts) stays tsc's plain output.
 //
-// Bundled: our code and the small pure-JS dependencies (commander, zod, ulid, chalk, …). Left as
-// plain imports: LevelDB (a native addon found relative to its package), the terminal UI (ink,
-// react: loaded only when the UI opens) and the OpenAI SDK (a peer dependency, loaded only for live
-// calls). Every output file sits in the one directory, so `new URL('../../package.json',
-// import.meta.url)` in the CLI finds package.json from any of them, as it does from dist/cli/.
+// Bundled: our code and the pure-JS dependencies (commander, zod, ulid, chalk, the LevelDB stack
+// `level` → `classic-level` → `abstract-level` …). Left as plain imports: classic-level's native
+// binding loader (see levelNativeBinding below), the terminal UI (ink, react: loaded only when the
+// UI opens) and the OpenAI SDK (a peer dependency, loaded only for live calls). Every output file
+// sits in the one directory, so `new URL('../../package.json', import.meta.url)` in the CLI finds
+// package.json from any of them, as it does from dist/cli/.
 import { build } from 'esbuild';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -32,6 +33,29 @@ const zodEnglishOnly = {
     }));
   },
 };
+
+/**
+ * The LevelDB stack is some 40 small CommonJS files; bundled, opening the store reads one chunk
+ * instead (issue 12: `agentctl show`). Only classic-level's `./binding` is still loaded from
+ * node_modules: node-gyp-build finds the native addon (prebuilds/…) relative to classic-level's own
+ * package directory, which a bundled copy would not have. It is required the way Node would find it
+ * unbundled — from the `level` package, whose dependency classic-level is — so it is found wherever
+ * npm put it (hoisted, or nested under level/node_modules).
+ */
+const levelNativeBinding = {
+  name: 'level-native-binding',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/binding(\.js)?$/ }, (args) =>
+      /[\\/]node_modules[\\/]classic-level[\\/]/.test(args.importer) ? { path: 'classic-level/binding.js', namespace: 'level-native-binding' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'level-native-binding' }, () => ({
+      contents:
+        "const { createRequire } = require('node:module');\n" +
+        "module.exports = createRequire(require.resolve('level/package.json'))('classic-level/binding.js');\n",
+      loader: 'js',
+    }));
+  },
+};
 const outdir = join(root, 'dist', 'cli-bundle');
 
 const result = await build({
@@ -43,10 +67,10 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['level', 'ink', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
+  external: ['ink', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
   // commander is CommonJS: its require() of Node's built-ins needs a real require in ESM output.
   banner: { js: "import { createRequire as __agentctlRequire } from 'node:module';\nconst require = __agentctlRequire(import.meta.url);" },
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, levelNativeBinding],
   metafile: true,
   logLevel: 'warning',
 });

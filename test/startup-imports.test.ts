@@ -2,7 +2,7 @@
  * Start-up cost (issue 12): commands load only what they use. LevelDB (`level` and its native
  * `classic-level`) is loaded when a command opens the store, never for `--help`, for `ls` with no
  * store, or for commands that only read tape files — above all a `--no-save` replay of a tape file.
- * Checked with an import trace of the real binary, so the win cannot silently regress.
+ * Checked with an import (and require) trace of the real binary, so the win cannot silently regress.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -49,6 +49,11 @@ describe('start-up imports', () => {
       const result = await traced([BIN, ...args, '--store', store]);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr, args.join(' ')).toMatch(LEVEL);
+      // The pure-JS part of the stack is bundled (scripts/bundle-cli.mjs): from node_modules come
+      // only classic-level's native binding loader (found through level's package.json), not the
+      // ~40 small files of abstract-level and its helpers.
+      expect(result.stderr, args.join(' ')).toMatch(/^PACKAGE-LOADED classic-level$/m);
+      expect(result.stderr, args.join(' ')).not.toMatch(/^PACKAGE-LOADED (abstract-level|level-transcoder|level-supports|module-error|maybe-combine-errors)$/m);
     }
   });
 });
