@@ -1,9 +1,15 @@
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+/**
+ * Configuration values checked synchronously: `parseConfig` (the library's, and the record path's)
+ * and `--set` overrides. This module loads zod with the schema (config.ts); code on a replay's path
+ * reads configs through config-file.ts instead, which loads this module only when the quick check
+ * cannot vouch for a value (issue 12, start-up).
+ */
 import type { z } from 'zod';
-import { NotFoundError, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import { agentConfigSchema, type AgentConfig } from './config.js';
 import { quickConfig } from './quick-config-check.js';
+
+export { configDirOf, loadConfigFile } from './config-file.js';
 
 /** Validate a configuration object; `source` names it in error messages. */
 export function parseConfig(value: unknown, source: string): AgentConfig {
@@ -13,31 +19,6 @@ export function parseConfig(value: unknown, source: string): AgentConfig {
   const result = agentConfigSchema().safeParse(value);
   if (!result.success) throw new UsageError(`${source}: ${describe(result.error)}`);
   return result.data;
-}
-
-/**
- * Read a config file. A missing file is fine when it is only the default name (`required` false):
- * then every default applies. A missing file that was asked for is exit 10; bad JSON or a bad
- * field is exit 2.
- */
-export async function loadConfigFile(path: string, required: boolean): Promise<AgentConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') {
-      if (!required) return parseConfig({}, 'default config');
-      throw new NotFoundError(`no config file ${path}`);
-    }
-    throw error;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${path}: not valid JSON (${(error as Error).message})`);
-  }
-  return parseConfig(json, path);
 }
 
 function describe(error: z.ZodError): string {
@@ -99,6 +80,3 @@ function parseValue(raw: string): unknown {
     return raw;
   }
 }
-
-/** The directory a config file's relative paths (`toolModules`) are resolved against. */
-export const configDirOf = (configPath: string): string => dirname(resolve(configPath));

@@ -3,12 +3,14 @@
  * shape for `--patch N=text` / `--patch N=@file.json` and the library's `patches` option. A file holds a whole assistant message, tool calls included:
  * `{"content": "…", "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}`
  * (the OpenAI shape `{"id", "type": "function", "function": {"name", "arguments": "…"}}` works too).
+ *
+ * This module holds the zod schema of a patch message; the CLI loads it only for a file patch
+ * (patch-values.ts), the library's `parsePatches` and `patches` option use it directly.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import type { AssistantMessage, ToolCall } from '../core/messages.js';
+import { parsePatchValues } from './patch-values.js';
 
 const args = z.union([z.string(), z.record(z.string(), z.unknown())]);
 const callSchema = z.union([
@@ -25,29 +27,9 @@ const messageSchema = z.strictObject({
   tool_calls: z.array(callSchema).optional(),
 });
 
-/** Parse every `--patch` value into a map from iteration to assistant message. */
+/** Parse every `--patch` value into a map from iteration to assistant message (the CLI uses `loadPatches`, patch-values.ts). */
 export function parsePatches(values: readonly string[], cwd = process.cwd()): Map<number, AssistantMessage> {
-  const patches = new Map<number, AssistantMessage>();
-  for (const value of values) {
-    const match = /^(\d+)=([\s\S]*)$/.exec(value);
-    if (match === null) throw new UsageError(`--patch expects N=text or N=@file.json, got '${value}'`);
-    const iteration = Number(match[1]);
-    const body = match[2] ?? '';
-    if (patches.has(iteration)) throw new UsageError(`--patch ${iteration} is given twice`);
-    patches.set(iteration, body.startsWith('@') ? fromFile(resolve(cwd, body.slice(1)), iteration) : { role: 'assistant', content: body });
-  }
-  return patches;
-}
-
-function fromFile(path: string, iteration: number): AssistantMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    const reason = (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new UsageError(`--patch ${iteration}=@${path}: ${reason}`);
-  }
-  return patchMessage(json, iteration, `--patch ${iteration}=@${path}`);
+  return parsePatchValues(values, cwd, patchMessage);
 }
 
 /** What a patch may be: the text the model says, or an assistant message (text and/or tool calls). */

@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { builtinArgsJson, type BuiltinArgsName } from './args-json.js';
-import { argsSchema as editFile, editFileTool } from './edit-file.js';
-import { argsSchema as execShell, execShellTool } from './exec-shell.js';
-import { argsSchema as grepFiles, grepFilesTool } from './grep-files.js';
-import { argsSchema as listDir, listDirTool } from './list-dir.js';
-import { argsSchema as readFile, readFileTool } from './read-file.js';
-import { argsJsonSchema } from './tool-args.js';
+import { ARG_SCHEMAS, argsJsonSchema } from './arg-schemas.js';
+import { editFileTool } from './edit-file.js';
+import { execShellTool } from './exec-shell.js';
+import { grepFilesTool } from './grep-files.js';
+import { listDirTool } from './list-dir.js';
+import { readFileTool } from './read-file.js';
 import type { Tool } from './tool.js';
-import { argsSchema as writeFile, writeFileTool } from './write-file.js';
+import { writeFileTool } from './write-file.js';
 
 const TOOLS: Array<[BuiltinArgsName, Parameters<typeof argsJsonSchema>[0], () => Tool]> = [
-  ['read_file', readFile, () => readFileTool()],
-  ['write_file', writeFile, () => writeFileTool()],
-  ['edit_file', editFile, () => editFileTool()],
-  ['list_dir', listDir, () => listDirTool()],
-  ['grep_files', grepFiles, () => grepFilesTool()],
-  ['exec_shell', execShell, () => execShellTool()],
+  ['read_file', ARG_SCHEMAS.read_file, () => readFileTool()],
+  ['write_file', ARG_SCHEMAS.write_file, () => writeFileTool()],
+  ['edit_file', ARG_SCHEMAS.edit_file, () => editFileTool()],
+  ['list_dir', ARG_SCHEMAS.list_dir, () => listDirTool()],
+  ['grep_files', ARG_SCHEMAS.grep_files, () => grepFilesTool()],
+  ['exec_shell', ARG_SCHEMAS.exec_shell, () => execShellTool()],
 ];
 
 describe('the written-out JSON Schema of the built-in tools', () => {

@@ -2,8 +2,8 @@
  * The JSON Schema of each built-in tool's arguments, written out rather than made from its zod
  * schema on every run (`z.toJSONSchema` cost ~10 ms of a short replay's start-up, issue 12).
  * args-json.test.ts holds every entry to exactly what `argsJsonSchema` makes of the tool's zod
- * schema, so the two cannot drift apart: change a tool's zod schema, and that test says what to
- * write here.
+ * schema (arg-schemas.ts), so the two cannot drift apart: change a tool's zod schema, and that test
+ * says what to write here.
  */
 const BUILTIN_ARGS_JSON = {
   read_file: {

@@ -12,29 +12,11 @@
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
-import type { Tool, ToolContext } from './tool.js';
+import type { Tool } from './tool.js';
 
 /** Time limit of a custom tool that states none. */
 export const DEFAULT_CUSTOM_TIMEOUT_MS = 30_000;
-
-type RunFunction = (args: Record<string, unknown>, ctx: ToolContext) => unknown;
-
-const toolSchema = z.object({
-  // OpenAI's rule for function names; other servers accept the same set.
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"'),
-  description: z.string().min(1),
-  parameters: z.record(z.string(), z.unknown()).refine((schema) => schema.type === 'object', {
-    message: 'must be a JSON Schema with "type": "object"',
-  }),
-  idempotent: z.boolean().optional(),
-  mutating: z.boolean().optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  run: z.custom<RunFunction>((value) => typeof value === 'function', { message: 'must be a function' }),
-});
-
-const moduleSchema = z.array(toolSchema);
 
 /** Where in the export an issue is, as `tools[1].name`. */
 function issuePath(path: readonly PropertyKey[]): string {
@@ -66,6 +48,8 @@ export async function loadCustomTools(modulePath: string, baseDir: string): Prom
       hint: 'export an array of tools: export default [{ name, description, parameters, run }]',
     });
   }
+  // The schema (and zod) are loaded only here, when a config names tool modules (issue 12, start-up).
+  const { moduleSchema } = await import('./custom-tool-schema.js');
   const result = moduleSchema.safeParse(exported);
   if (!result.success) {
     const issue = result.error.issues[0];

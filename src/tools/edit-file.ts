@@ -6,19 +6,11 @@
  * effect (the old text is gone, so it fails; or, if the new text contains the old, it edits again).
  */
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
 import { UNLINKED_NOTE, writeWorkspaceFile } from './write-workspace-file.js';
-
-/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
-export const argsSchema = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace'),
-  old: z.string().min(1).describe('The exact text to replace; it must occur exactly once in the file'),
-  new: z.string().describe('The text to put in its place'),
-});
 
 /** Non-overlapping occurrences of `needle` in `text` (stops counting at 2: that is enough to refuse). */
 function occurrences(text: string, needle: string): number[] {
@@ -38,7 +30,7 @@ export function editFileTool(options: { timeoutMs?: number } = {}): Tool {
     mutating: true,
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
-      const { path, old, new: replacement } = parseArgs('edit_file', argsSchema, args);
+      const { path, old, new: replacement } = await parseArgs('edit_file', args);
       const real = await resolveInWorkspace(ctx.workspace, path);
       return withFsErrors(path, async () => {
         const text = await readFile(real, { encoding: 'utf8', signal: ctx.signal });

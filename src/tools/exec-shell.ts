@@ -13,7 +13,6 @@
  */
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
-import { z } from 'zod';
 import { OUTPUT_CAP_BYTES, OutputCollector } from './output-cap.js';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs } from './tool-args.js';
@@ -31,11 +30,6 @@ export const SECRET_ENV_PATTERN = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDEN
 const EXIT_LINE_RESERVE = 256;
 /** How long to wait for the pipes to close after the shell exits (a process that left the group may hold them). */
 const CLOSE_GRACE_MS = 1000;
-
-/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
-export const argsSchema = z.object({
-  command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace directory'),
-});
 
 /** Options of the `exec_shell` tool. */
 export interface ExecShellOptions {
@@ -168,7 +162,7 @@ export function execShellTool(options: ExecShellOptions = {}): Tool {
     mutating: true,
     timeoutMs: options.timeoutMs ?? 60_000,
     async run(args, ctx) {
-      const { command } = parseArgs('exec_shell', argsSchema, args);
+      const { command } = await parseArgs('exec_shell', args);
       const cwd = await resolveInWorkspace(ctx.workspace, '.');
       const hostEnv = options.env ?? process.env;
       let what: Spawnable;

@@ -9,7 +9,6 @@
  */
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
@@ -27,12 +26,6 @@ const MAX_LINE_CHARS = 4096;
 const MAX_SHOWN_CHARS = 300;
 /** Directories not descended into (noise and size); naming one as `path` still searches it. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
-
-/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
-export const argsSchema = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression to search for, e.g. "TODO|FIXME"'),
-  path: z.string().optional().describe('File or directory to search, relative to the workspace (default: the whole workspace)'),
-});
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -62,7 +55,7 @@ export function grepFilesTool(options: { timeoutMs?: number } = {}): Tool {
     mutating: false,
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
-      const { pattern, path = '.' } = parseArgs('grep_files', argsSchema, args);
+      const { pattern, path = '.' } = await parseArgs('grep_files', args);
       let regex: RegExp;
       try {
         regex = new RegExp(pattern);

@@ -3,7 +3,6 @@
  * lists the same way (recorded and replayed outputs must compare equal).
  */
 import { readdir, stat } from 'node:fs/promises';
-import { z } from 'zod';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
@@ -11,11 +10,6 @@ import { resolveInWorkspace } from './workspace.js';
 
 /** Entries shown before the listing is cut short. */
 export const MAX_LIST_ENTRIES = 1000;
-
-/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
-export const argsSchema = z.object({
-  path: z.string().optional().describe('Directory path, relative to the workspace (default: the workspace itself)'),
-});
 
 /** The `list_dir` tool. Idempotent, not mutating. */
 export function listDirTool(options: { timeoutMs?: number } = {}): Tool {
@@ -28,7 +22,7 @@ export function listDirTool(options: { timeoutMs?: number } = {}): Tool {
     mutating: false,
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
-      const { path = '.' } = parseArgs('list_dir', argsSchema, args);
+      const { path = '.' } = await parseArgs('list_dir', args);
       const shown = path === '' ? '.' : path;
       const real = await resolveInWorkspace(ctx.workspace, shown);
       const entries = await withFsErrors(shown, async () => {

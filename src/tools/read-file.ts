@@ -3,7 +3,6 @@
  * a model can page through a long file without flooding its context.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { z } from 'zod';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
@@ -13,13 +12,6 @@ import { resolveInWorkspace } from './workspace.js';
 export const DEFAULT_READ_LIMIT = 2000;
 /** Files larger than this are refused rather than read into memory. */
 export const MAX_READ_BYTES = 16 * 1024 * 1024;
-
-/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
-export const argsSchema = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace'),
-  offset: z.number().int().min(0).optional().describe('First line to return, 0-based (default 0)'),
-  limit: z.number().int().min(1).optional().describe(`Maximum number of lines to return (default ${DEFAULT_READ_LIMIT})`),
-});
 
 /** Index in `text` where each line starts (line i spans starts[i] … starts[i + 1]). */
 function lineStarts(text: string): number[] {
@@ -39,7 +31,7 @@ export function readFileTool(options: { timeoutMs?: number } = {}): Tool {
     mutating: false,
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
-      const { path, offset = 0, limit = DEFAULT_READ_LIMIT } = parseArgs('read_file', argsSchema, args);
+      const { path, offset = 0, limit = DEFAULT_READ_LIMIT } = await parseArgs('read_file', args);
       const real = await resolveInWorkspace(ctx.workspace, path);
       const text = await withFsErrors(path, async () => {
         const info = await stat(real);

@@ -1,28 +1,16 @@
 /**
- * Arguments of the built-in tools: one zod schema per tool gives both the JSON Schema the provider
- * sees and the check the arguments get, so the two cannot drift apart.
+ * Arguments of the built-in tools: checked against their zod schemas (arg-schemas.ts), which are
+ * loaded with zod the first time a tool runs, not when the tools are created (issue 12, start-up);
+ * and the fs errors the tools turn into messages for the model.
  */
-import { z } from 'zod';
+import type { ArgSchemaName, ToolArgs } from './arg-schemas.js';
 import { ToolError } from './tool.js';
 
-/** JSON Schema for a tool's arguments object, in the plain shape OpenAI-compatible servers accept. */
-export function argsJsonSchema(schema: z.ZodObject): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, {
-    io: 'input',
-    // `.int()` adds ±MAX_SAFE_INTEGER bounds that only add noise to every request.
-    override: ({ jsonSchema }) => {
-      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
-      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
-    },
-  }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
-}
-
-/** `args` checked against `schema`, or a ToolError that tells the model which argument is wrong. */
-export function parseArgs<Schema extends z.ZodObject>(tool: string, schema: Schema, args: unknown): z.output<Schema> {
-  const result = schema.safeParse(args);
-  if (result.success) return result.data;
+/** `args` checked against built-in tool `tool`'s schema, or a ToolError that tells the model which argument is wrong. */
+export async function parseArgs<Name extends ArgSchemaName>(tool: Name, args: unknown): Promise<ToolArgs<Name>> {
+  const { ARG_SCHEMAS } = await import('./arg-schemas.js');
+  const result = ARG_SCHEMAS[tool].safeParse(args);
+  if (result.success) return result.data as ToolArgs<Name>;
   const problems = result.error.issues.map((issue) => {
     const where = issue.path.length === 0 ? 'arguments' : issue.path.map(String).join('.');
     return `${where}: ${issue.message}`;

@@ -9,18 +9,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import type { Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
 import { UNLINKED_NOTE, writeWorkspaceFile } from './write-workspace-file.js';
-
-/** The zod schema of the arguments (args-json.test.ts holds its JSON Schema to it). */
-export const argsSchema = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace; missing parent directories are created'),
-  content: z.string().describe('The complete new content of the file'),
-});
 
 /** The `write_file` tool. Idempotent, mutating. */
 export function writeFileTool(options: { timeoutMs?: number } = {}): Tool {
@@ -32,7 +25,7 @@ export function writeFileTool(options: { timeoutMs?: number } = {}): Tool {
     mutating: true,
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
-      const { path, content } = parseArgs('write_file', argsSchema, args);
+      const { path, content } = await parseArgs('write_file', args);
       const real = await resolveInWorkspace(ctx.workspace, path);
       return withFsErrors(path, async () => {
         await mkdir(dirname(real), { recursive: true });

@@ -5,11 +5,11 @@
  * 8 tape exhausted with --fallback error.
  */
 import { resolve } from 'node:path';
-import { configDirOf, loadConfigFile } from '../../agent/load-config.js';
+import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import type { LlmClient } from '../../core/llm.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
-import { parsePatches } from '../../replay/patches.js';
+import { loadPatches } from '../../replay/patch-values.js';
 import { replayRun, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import type { RunRecorder } from '../../tape/run-recorder.js';
@@ -47,7 +47,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       throw new UsageError(`bad --redact pattern '${pattern}': ${(error as Error).message}`);
     }
   }
-  const patches = parsePatches(options.patch ?? []);
+  const patches = await loadPatches(options.patch ?? []);
   const speed = options.speed === undefined ? undefined : Number(options.speed);
   if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a number above 0, got '${options.speed}'`);
   const replacement = options.config === undefined ? undefined : await loadConfigFile(resolve(options.config), true);

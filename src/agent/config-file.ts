@@ -1,0 +1,47 @@
+/**
+ * Configs read without loading zod up front (issue 12, start-up): a complete config — a recorded
+ * one, or a file that sets every field — passes the hand-written quick check
+ * (quick-config-check.ts); any other value goes to `parseConfig` (load-config.ts, with the zod
+ * schema), loaded only then, which fills in defaults or words the error exactly as before.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { NotFoundError, UsageError } from '../core/errors.js';
+import type { AgentConfig } from './config.js';
+import { quickConfig } from './quick-config-check.js';
+
+/** `parseConfig(value, source)` (same result, same errors), loading the schema only when needed. */
+export async function checkConfig(value: unknown, source: string): Promise<AgentConfig> {
+  const quick = quickConfig(value);
+  if (quick !== undefined) return quick;
+  const { parseConfig } = await import('./load-config.js');
+  return parseConfig(value, source);
+}
+
+/**
+ * Read a config file. A missing file is fine when it is only the default name (`required` false):
+ * then every default applies. A missing file that was asked for is exit 10; bad JSON or a bad
+ * field is exit 2.
+ */
+export async function loadConfigFile(path: string, required: boolean): Promise<AgentConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') {
+      if (!required) return checkConfig({}, 'default config');
+      throw new NotFoundError(`no config file ${path}`);
+    }
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  return checkConfig(json, path);
+}
+
+/** The directory a config file's relative paths (`toolModules`) are resolved against. */
+export const configDirOf = (configPath: string): string => dirname(resolve(configPath));

@@ -1,0 +1,98 @@
+/**
+ * Start-up cost (issue 12): zod's schemas are loaded when a value needs them, not when a module that
+ * may need them is. The tools' argument schemas (src/tools/arg-schemas.ts), a custom tools module's
+ * schema (custom-tool-schema.ts) and the patch schema (src/replay/patches.ts) are chunks of their own
+ * in the CLI bundle; a --no-save replay of a valid tape loads none of them (zod still comes there
+ * with the config schema, and with nothing else), and the commands that never read a config or a
+ * tape event (`--help`, `ls`, `show`) load no zod at all. The trace is
+ * shown to see a schema chunk when a value does need it (a file patch, refused as before).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, type CliResult } from './support/cli.js';
+
+const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
+const CANCELLED = fileURLToPath(new URL('../tapes/cancelled.tape.jsonl', import.meta.url));
+const TRACE = fileURLToPath(new URL('./support/trace-bundle-chunks.mjs', import.meta.url));
+const TRACE_PACKAGES = fileURLToPath(new URL('./support/trace-package-imports.mjs', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../dist/cli-bundle/', import.meta.url));
+const UNBUNDLED = new URL('../dist/cli/main.js', import.meta.url).href;
+const LAZY_SCHEMAS = /^CHUNK-LOADED (arg-schemas|custom-tool-schema|patches)-[^ ]*\.js$/m;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-lazy-schemas-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('start-up: zod schemas are loaded only when a value needs them', () => {
+  it('a --no-save replay of a valid tape loads no tool argument, custom tool or patch schema', async () => {
+    for (const tape of [DEMO, CANCELLED]) {
+      const result = await traced(['replay', tape, '--no-save', '--quiet', '--patch', '0=text needs no schema', '--store', join(dir, 'no-store')]);
+      expect(result.code, `${tape}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).toMatch(/^CHUNK-LOADED main\.js$/m);
+      expect(result.stderr, tape).not.toMatch(LAZY_SCHEMAS);
+    }
+  });
+
+  it('on that replay, only the config schema brings zod (tsc output, which shows who imports it)', async () => {
+    // The recorded config is still read through the synchronous parseConfig (src/tape/tape-checks.ts,
+    // src/replay/replay-run.ts), so src/agent/config.ts loads zod; no other module may bring it back.
+    const result = await traced(['replay', DEMO, '--no-save', '--quiet', '--store', join(dir, 'no-store')], { unbundled: true });
+    expect(result.code, result.stderr).toBe(0);
+    const importers = [...result.stderr.matchAll(/^PACKAGE-IMPORTER zod (\S+)$/gm)].map((m) => m[1]);
+    expect(importers.filter((module) => module !== 'dist/agent/config.js')).toEqual([]);
+  });
+
+  it('--help, ls and show load no zod at all', async () => {
+    const store = join(dir, 'store');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    for (const args of [['--help'], ['ls'], ['show', 'demo']]) {
+      const result = await traced([...args, '--store', store]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(zodChunks(result.stderr), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it('a file patch loads the patch schema (and zod), which refuses a bad one as before', async () => {
+    const patch = join(dir, 'bad-patch.json');
+    await writeFile(patch, JSON.stringify({ content: 'hi', extra: 1 }));
+    const result = await traced(['replay', DEMO, '--no-save', '--quiet', '--patch', `0=@${patch}`, '--store', join(dir, 'no-store')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^CHUNK-LOADED patches-[^ ]*\.js$/m);
+    expect(zodChunks(result.stderr)).not.toEqual([]);
+    expect(result.stderr).toContain(`agentctl: --patch 0=@${patch}: (root): Unrecognized key: "extra"`);
+  });
+});
+
+/** The loaded chunks that hold zod's code (esbuild marks each bundled file with a `// path` comment). */
+function zodChunks(stderr: string): string[] {
+  const loaded = [...stderr.matchAll(/^CHUNK-LOADED (\S+)$/gm)].map((m) => m[1]!);
+  return loaded.filter((name) => /^\/\/ \S*node_modules\/zod\//m.test(readFileSync(join(BUNDLE, name), 'utf8')));
+}
+
+/**
+ * `agentctl …args` with the chunk trace; `unbundled` runs tsc's output (dist/cli/main.js) instead of
+ * the bundle, with the package trace, which names the module that imports each package.
+ */
+function traced(args: string[], options: { unbundled?: boolean } = {}): Promise<CliResult> {
+  const node = options.unbundled
+    ? ['--import', TRACE_PACKAGES, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(UNBUNDLED)}); await main(['node', 'agentctl', ...process.argv.slice(1)]);`]
+    : ['--import', TRACE, BIN];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...node, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
