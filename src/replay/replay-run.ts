@@ -14,7 +14,7 @@ import type { AssistantMessage } from '../core/messages.js';
 import { runRedactor } from '../core/redact.js';
 import type { TerminalState } from '../core/states.js';
 import type { AgentConfig } from '../agent/config.js';
-import { applyOverrides, parseConfig } from '../agent/load-config.js';
+import { checkConfig } from '../agent/config-file.js';
 import { runLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
 import { buildRegistry } from '../agent/tool-registry.js';
 import { liveToolHost } from '../agent/tool-host.js';
@@ -24,7 +24,7 @@ import { ReplayComparator, type DivergenceInput } from './compare.js';
 import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
 import type { LoopProgress } from './loop-progress.js';
-import { StepCursor } from './step-cursor.js';
+import { oneByOne, StepCursor } from './step-cursor.js';
 import { tapeInput } from './tape-input.js';
 import type { TapeSource } from './tape-source.js';
 
@@ -77,15 +77,24 @@ export interface ReplayResult {
   exitCode: number;
 }
 
-/** The config a replay runs with: the recorded one, or a replacement, then what-if overrides. */
-export function replayConfig(source: TapeSource, options: Pick<ReplayOptions, 'config' | 'overrides'>): AgentConfig {
-  let config: AgentConfig;
+/**
+ * The config a replay runs with: the recorded one, or a replacement, then what-if overrides. The
+ * config schema (zod) is loaded only for a config the quick check cannot vouch for, or for overrides.
+ */
+export async function replayConfig(source: TapeSource, options: Pick<ReplayOptions, 'config' | 'overrides'>): Promise<AgentConfig> {
+  const config = options.config ?? (await recordedConfig(source.meta.config, source.label));
+  if (options.overrides === undefined || options.overrides.length === 0) return config;
+  const { applyOverrides } = await import('../agent/load-config.js');
+  return applyOverrides(config, options.overrides);
+}
+
+/** A recorded config as this version reads it (its defaults for settings added since); a bad one is bad tape data. */
+async function recordedConfig(value: unknown, label: string): Promise<AgentConfig> {
   try {
-    config = options.config ?? parseConfig(source.meta.config, 'recorded config');
+    return await checkConfig(value, 'recorded config');
   } catch (error) {
-    throw new TapeFormatError(`the recorded config is not valid: ${(error as Error).message}`, { file: source.label });
+    throw new TapeFormatError(`the recorded config is not valid: ${(error as Error).message}`, { file: label });
   }
-  return options.overrides !== undefined && options.overrides.length > 0 ? applyOverrides(config, options.overrides) : config;
 }
 
 export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEvent, ReplayResult, void> {
@@ -97,14 +106,14 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
       hint: replayHint(source.meta, by),
     });
   }
-  const config = replayConfig(source, options);
+  const config = await replayConfig(source, options);
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
   if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
-  const tape = source.batches === undefined ? source.events() : { batches: source.batches() };
-  const cursor = new StepCursor(tape, (event) => withCurrentDefaults(event, source.label));
+  const batches = source.batches === undefined ? oneByOne(source.events()) : source.batches();
+  const cursor = new StepCursor({ batches: withCurrentDefaults(batches, source.label) });
   const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);
@@ -229,18 +238,21 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
 }
 
 /**
- * A tape event, run_start's config read with this version's defaults: a setting added since the tape
- * was recorded (with a default that changes nothing) is not a divergence.
+ * The tape's events, run_start's config read with this version's defaults: a setting added since the
+ * tape was recorded (with a default that changes nothing) is not a divergence.
  */
-function withCurrentDefaults(event: RunEvent, label: string): RunEvent {
-  if (event.type !== 'run_start') return event;
-  let config: AgentConfig;
-  try {
-    config = parseConfig(event.config, 'recorded config');
-  } catch (error) {
-    throw new TapeFormatError(`the recorded config is not valid: ${(error as Error).message}`, { file: label });
+async function* withCurrentDefaults(batches: AsyncIterable<readonly RunEvent[]>, label: string): AsyncGenerator<readonly RunEvent[]> {
+  for await (const batch of batches) {
+    if (!batch.some((event) => event.type === 'run_start')) {
+      yield batch;
+      continue;
+    }
+    const read: RunEvent[] = [];
+    for (const event of batch) {
+      read.push(event.type === 'run_start' ? { ...event, config: { ...(await recordedConfig(event.config, label)) } } : event);
+    }
+    yield read;
   }
-  return { ...event, config: { ...config } };
 }
 
 function clockT(clock: ReplayClock): number {

@@ -118,6 +118,6 @@ export class StepCursor {
 }
 
 /** Events one by one, as batches of one. */
-async function* oneByOne(events: AsyncIterable<RunEvent>): AsyncGenerator<readonly RunEvent[]> {
+export async function* oneByOne(events: AsyncIterable<RunEvent>): AsyncGenerator<readonly RunEvent[]> {
   for await (const event of events) yield [event];
 }

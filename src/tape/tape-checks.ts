@@ -15,7 +15,7 @@
  *   conversation that never took place.
  */
 import type { AgentConfig } from '../agent/config.js';
-import { parseConfig } from '../agent/load-config.js';
+import { checkConfig } from '../agent/config-file.js';
 import { applyDeltaInPlace, RequestHasher } from '../agent/request-delta.js';
 import { TapeFormatError } from '../core/errors.js';
 import type { LlmRequestEvent, RunEndEvent, RunEvent } from '../core/events.js';
@@ -34,7 +34,7 @@ interface At {
 export async function checkRecordedConfig(config: Record<string, unknown>, at: At): Promise<AgentConfig> {
   let parsed: AgentConfig;
   try {
-    parsed = parseConfig(config, 'the recorded config');
+    parsed = await checkConfig(config, 'the recorded config');
   } catch (error) {
     throw new TapeFormatError((error as Error).message, at);
   }
