@@ -351,6 +351,29 @@ describe('runProviderCall, unit', () => {
     expect(seenSignal?.aborted).toBe(true);
   });
 
+  it('a client that first reads its signal after the generator was abandoned gets it aborted, and no listener is left on the run signal', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let seenSignal: AbortSignal | undefined;
+    const run = new AbortController();
+    const client = fakeClient(async (_req, call) => {
+      call.onChunk?.({ index: 0, offsetMs: 0, content: 'x', finished: false });
+      await gate; // a tape's paced stream, say, before a live fallback reads the signal
+      seenSignal = call.signal;
+      return okResponse;
+    });
+    const call = runProviderCall(request(true), { iteration: 0 }, unit(client, { signal: run.signal }));
+    await call.next();
+    await call.return({ ok: true, response: okResponse, attempts: 1 });
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seenSignal?.aborted).toBe(true);
+    // Aborting the run later reaches nothing: the call's signal never listened to it.
+    const reason = seenSignal?.reason as Error;
+    run.abort(new Error('later'));
+    expect(reason.message).toBe('the provider call was abandoned');
+  });
+
   it('refuses a negative maxRetries', async () => {
     const call = runProviderCall(request(false), { iteration: 0 }, {
       client: fakeClient(async () => okResponse), clock: new ManualClock(), random: seededRandom(1), maxRetries: -1,

@@ -145,12 +145,15 @@ async function* attemptOnce(
   // made when the client first reads it: a replay's tape never does, and a signal (with a listener
   // on the run's) per call is a measurable share of a long replay.
   let controller: AbortController | undefined;
+  /** Set when the generator is left before the call settled: a signal read after that is aborted. */
+  let abandoned: Error | undefined;
   const outer = options.signal;
   const onAbort = (): void => controller?.abort(outer?.reason);
   const ownSignal = (): AbortSignal => {
     if (controller === undefined) {
       controller = new AbortController();
-      if (outer?.aborted === true) controller.abort(outer.reason);
+      if (abandoned !== undefined) controller.abort(abandoned);
+      else if (outer?.aborted === true) controller.abort(outer.reason);
       else outer?.addEventListener('abort', onAbort, { once: true });
     }
     return controller.signal;
@@ -199,7 +202,10 @@ async function* attemptOnce(
     }
   } finally {
     if (controller !== undefined) outer?.removeEventListener('abort', onAbort);
-    if (settled === undefined) controller?.abort(new Error('the provider call was abandoned'));
+    if (settled === undefined) {
+      abandoned = new Error('the provider call was abandoned');
+      controller?.abort(abandoned);
+    }
   }
 }
 

@@ -134,6 +134,22 @@ describe('IdLabels: the tape kept, the replay translated into it', () => {
       .toMatchObject({ output: '(call ?never)' });
   });
 
+  it('never confuses a tape id that looks like a position name, or a mark, with one', () => {
+    const tc = (callId: string, output = 'ok'): RunEvent => at({ type: 'tool_result', step: 0, callId, tool: 'read_file', status: 'ok', output, durationMs: 1 });
+    const tape = IdLabels.keepingIds();
+    const replay = IdLabels.translatingInto(tape);
+    // The tape has one call, named like the position name the replay's second new id gets.
+    const kept = [tc('call#0.1'), tc('call#0.1')].map((e) => tape.event(e));
+    const replayed = [tc('x'), tc('y')].map((e) => replay.event(e));
+    expect(kept.map((e) => e.type === 'tool_result' && e.callId)).toEqual(['!call#0.1', '!call#0.1']);
+    expect(replayed.map((e) => e.type === 'tool_result' && e.callId)).toEqual(['!call#0.1', 'call#0.1']);
+    expect(sameJson(kept[0], replayed[0])).toBe(true);
+    expect(sameJson(kept[1], replayed[1])).toBe(false);
+    // An id that looks like a mark is kept apart from the mark of a quote of an id never seen.
+    expect(tape.event(tc('?ghost', 'see (call ghost)'))).toMatchObject({ callId: '!?ghost', output: 'see (call ?ghost)' });
+    expect([tape.label('!bang', 1), tape.label('bang', 1)]).toEqual(['!!bang', 'bang']);
+  });
+
   /**
    * Two runs' events, step by step: each step's events on both sides (ids from small pools, so they
    * repeat, swap and go missing), compared pairwise. Positional labels on both sides and the tape's

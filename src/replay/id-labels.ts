@@ -26,7 +26,9 @@
  * after the tape's id at the same position (`IdLabels.translatingInto(tape)`). Two ids compare equal
  * either way exactly when they first appear at the same place, but a replay that uses the tape's
  * ids — every replay that follows its tape — then needs no relabelled copies of its events or the
- * tape's. An id of the replay with no counterpart on the tape is named by its position.
+ * tape's. An id of the replay with no counterpart on the tape is named by its position. So that the
+ * names stay apart, a tape id that looks like a position name or starts with `?` or `!` is kept
+ * with a `!` in front (`!call#0.1`), and a quoted id not seen is marked with a `?` (see references).
  */
 import type { HttpReply, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
@@ -96,8 +98,8 @@ export class IdLabels {
     const position = `${scope}.${n}`;
     let label = position;
     if (this.positions !== null) {
-      label = id;
-      this.positions.set(position, id);
+      label = kept(id);
+      this.positions.set(position, label);
     } else if (this.reference !== null) {
       label = this.reference.positions?.get(position) ?? position;
     }
@@ -284,6 +286,16 @@ export class HashedSettings {
 
 function visibleSettings(request: LlmRequestEvent): string {
   return canonicalJson([request.model, request.stream, request.tools, request.endpoint ?? null, request.params ?? null]);
+}
+
+/**
+ * A kept id, told apart from the other names a kept or translated label can be: a position name
+ * (`call#2.0`, for a replay id the tape has no counterpart for) and a marked quote (`?call_x`).
+ * Ids never look like those in practice; one that does is kept with a `!` in front (as is one that
+ * starts with `!`, so no two ids are kept alike).
+ */
+function kept(id: string): string {
+  return LABEL.test(id) || id.startsWith('?') || id.startsWith('!') ? `!${id}` : id;
 }
 
 /** `list.map(f)`, but the list itself when `f` returned every item unchanged. */
