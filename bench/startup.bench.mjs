@@ -4,9 +4,10 @@
 //
 // Every command is a fresh process, timed from spawn to exit. Rounds interleave the commands (so
 // load on a shared machine hits them alike); three warm-up rounds fill the compile cache that
-// bin/agentctl.js enables, then the median of ROUNDS rounds per command. `ls` runs against a store
-// directory that does not exist (nothing is created); `show` against a temp store holding one run,
-// the golden demo tape imported with `agentctl import`; the replay reads the demo tape file itself.
+// bin/agentctl.js enables, then the median of ROUNDS rounds per command. `ls` runs once against a
+// store directory that does not exist (nothing is created) and once against a temp store holding
+// one run, the golden demo tape imported with `agentctl import`, as `show` does; the replay reads
+// the demo tape file itself.
 //
 //   node bench/run.mjs startup
 import { spawn } from 'node:child_process';
@@ -47,6 +48,7 @@ try {
     { name: 'node -e 0', args: ['-e', '0'] },
     { name: 'agentctl --help', args: [BIN, '--help'], target: 1.5 },
     { name: 'agentctl ls (no store)', args: [BIN, 'ls', '--store', join(dir, 'no-store')], target: 1.5 },
+    { name: 'agentctl ls (a store)', args: [BIN, 'ls', '--store', store], target: 1.5 },
     { name: 'agentctl show <run>', args: [BIN, 'show', 'demo', '--store', store], target: 1.5 },
     { name: 'agentctl replay <demo tape>', args: [BIN, 'replay', TAPE, '--no-save', '--quiet', '--store', join(dir, 'no-store')], target: 2.5 },
   ];
