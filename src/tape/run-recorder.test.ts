@@ -104,6 +104,17 @@ describe('RunRecorder', () => {
     await recorder.write(call);
   });
 
+  it('starts the batch of a tool result at once, with what was appended before it, instead of a turn later', async () => {
+    const { store, batches } = fakeStore();
+    const recorder = await RunRecorder.start(store, { kind: 'record', task: 't', model: 'm', config: {}, seed: 0 }, createRedactor());
+    void recorder.write({ ...at(0), type: 'state', from: null, to: 'RUNNING', reason: 'x' });
+    await Promise.resolve();
+    void recorder.write({ ...at(1), type: 'tool_result', callId: 'a', tool: 'read_file', status: 'ok', output: 'x', durationMs: 0 } as RunEvent);
+    // A few microtasks, no turn of the event loop: the batch is already being written.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(batches.map((b) => b.types)).toEqual([['state', 'tool_result']]);
+  });
+
   it('reports a failed write that nothing waited for at the next write that is waited for', async () => {
     const store = {
       createRun: async (run: object) => ({ ...run, id: '01M80BD0DH1T99S5EY9167MAX2', createdAt: 'now', status: 'recording', tapeVersion: 1 }),

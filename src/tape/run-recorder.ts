@@ -17,7 +17,10 @@
  *   - A tool result is waited for until it is written (handed to the OS, which a SIGKILL does not
  *     undo): its tool has had its effects, and a tape that did not say so would have a replay run
  *     or deny it again. It is acted on by the tools after it in the same step and by the next
- *     model call, which find it written.
+ *     model call, which find it written. Its batch starts at once (`soon`), not a turn later.
+ * "Written" is the store's word: for a run it records, TapeStore puts each batch in the run's
+ * journal first (journal.ts) — a synced batch fdatasync'd there, on the main thread — and writes
+ * LevelDB behind it without sync, so the loop waits for one small fdatasync per model call.
  * Tests: run-recorder.test.ts (what each event waits for) and test/record-sigkill.test.ts (a real
  * recording killed with SIGKILL keeps every reply and tool result the loop had gone past).
  */
@@ -73,8 +76,8 @@ export class RunRecorder {
     if (DURABLE.has(safe.type)) return this.writer.append(safe, { sync: true });
     // Group-committed: written at once or with the next batch, not waited for; a failure surfaces
     // at the next write that is waited for, and in finish().
+    if (safe.type === 'tool_result') return this.writer.append(safe, { soon: true });
     const written = this.writer.append(safe);
-    if (safe.type === 'tool_result') return written;
     written.catch(() => undefined);
     return undefined;
   }

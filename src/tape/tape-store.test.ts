@@ -82,6 +82,17 @@ function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
     expect(expected).toBe(500);
   });
 
+  it('writes a recorded run through its journal: LevelDB has every event once the writer is closed, and a second writer is refused', async () => {
+    const run = await store.createRun(newRun());
+    const writer = store.writer(run.id);
+    expect(() => store.writer(run.id)).toThrow(/already has a writer/);
+    for (let seq = 0; seq < 30; seq++) void writer.append(warning(seq), { sync: seq % 10 === 9, soon: seq % 7 === 0 });
+    await writer.close();
+    expect(await store.countEvents(run.id)).toBe(30);
+    const finished = await store.finishRun(run.id, { eventCount: 30, status: 'incomplete' });
+    expect(finished.eventCount).toBe(30);
+  });
+
   it('refuses an out-of-order append through a writer', async () => {
     const run = await store.createRun(newRun());
     const writer = store.writer(run.id);

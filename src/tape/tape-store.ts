@@ -6,8 +6,13 @@
  * run still marked `recording` that this process did not start was left by a process that died.
  * A third, `imports`, marks runs whose import is under way; one left by a killed import is swept
  * (its events deleted) when the store is next opened, so no events are ever left without a run.
+ *
+ * A run recorded by this process goes through a write-ahead journal (journal.ts): each batch is in
+ * the journal — fdatasync'd when it must be durable — before it is written to LevelDB without sync.
+ * The run's end syncs LevelDB and removes the journal; a journal found at open was left by a recorder
+ * that died, and is replayed into LevelDB before anything else reads the store.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
@@ -17,6 +22,7 @@ import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
+import { Journal, journalRecords, listJournals, removeJournal } from './journal.js';
 
 /** Run ids increase even for runs created in the same millisecond, so newest-first is exact. */
 const ulid = monotonicFactory();
@@ -41,7 +47,19 @@ export type NewRun = Omit<RunMeta, 'id' | 'status' | 'tapeVersion' | 'createdAt'
 export interface OpenStoreOptions {
   /** When false (read-only commands), a missing store is reported instead of created. */
   create?: boolean;
+  /** Where a damaged journal is reported at open (one line); default: standard error. */
+  warn?: (message: string) => void;
 }
+
+/** Events replayed from a journal per LevelDB write. */
+const REPLAY_BATCH = 1000;
+/**
+ * How long the LevelDB writes behind a journal gather events: a batch per model call or so rather
+ * than one per event-loop turn (measured: about half the main-thread cost of recording an iteration).
+ */
+const BEHIND_GATHER_MS = 20;
+/** Events a journaled writer may have queued for LevelDB before its appends wait for them (memory bound). */
+const MAX_BEHIND = 4096;
 
 export class TapeStore {
   readonly dir: string;
@@ -52,6 +70,8 @@ export class TapeStore {
   private readonly imports: Sub;
   /** Runs this process is recording right now; any other `recording` run is `incomplete`. */
   private readonly active = new Set<string>();
+  /** Journaled runs: their journal, and the writer that puts their events into LevelDB behind it. */
+  private readonly journaled = new Map<string, { journal: Journal; behind: EventWriter }>();
 
   private constructor(dir: string, db: Level<string, unknown>) {
     this.dir = dir;
@@ -89,6 +109,7 @@ export class TapeStore {
     const store = new TapeStore(path, db);
     try {
       await store.sweepImports();
+      await store.replayJournals(options.warn ?? ((message) => process.stderr.write(`agentctl: warning: ${message}\n`)));
     } catch (error) {
       await db.close();
       throw error;
@@ -97,6 +118,12 @@ export class TapeStore {
   }
 
   async close(): Promise<void> {
+    // Runs still being recorded keep their journals (replayed at the next open); their LevelDB writes end first.
+    for (const { journal, behind } of this.journaled.values()) {
+      await behind.close().catch(() => undefined);
+      journal.close();
+    }
+    this.journaled.clear();
     await this.db.close();
   }
 
@@ -115,16 +142,41 @@ export class TapeStore {
     return meta;
   }
 
-  /** A writer that appends a run's events in order, batching writes; see EventWriter. */
+  /**
+   * A writer that appends a run's events in order, batching writes; see EventWriter. For a run this
+   * process is recording, an append resolves once its batch is in the journal — with the OS, or on
+   * disk when synced — and the batch is written to LevelDB, unsynced, behind it (`close` waits for
+   * that). Other runs (an import: its marker covers a kill) are written straight to LevelDB.
+   */
   writer(runId: string, firstSeq = 0): EventWriter {
+    if (!this.active.has(runId)) return new EventWriter((events, sync) => this.putEvents(runId, events, sync), firstSeq);
+    // One writer per recorded run: its journal and the LevelDB writes behind it are that writer's.
+    if (this.journaled.has(runId)) throw new Error(`run ${runId} already has a writer`);
+    const journal = Journal.open(this.dir, runId);
+    // Nobody waits for these LevelDB writes but `close`, finishRun and back-pressure: the journal
+    // already holds what they write. Group-committed, like any writer.
+    const behind = new EventWriter((events) => this.putEvents(runId, events, false), firstSeq, { gatherMs: BEHIND_GATHER_MS });
+    this.journaled.set(runId, { journal, behind });
     return new EventWriter(
-      async (events, sync) => {
-        await this.db.batch(
-          events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
-          { sync },
-        );
+      async (events, sync, waited) => {
+        // A failed LevelDB write fails the recording (the journal keeps its events for the next open).
+        if (behind.error !== undefined) throw behind.error;
+        journal.append(events, sync);
+        // Growing the file costs a synced write of its own: done when nobody waits (journal.ts).
+        if (!waited) journal.reserve();
+        let last: Promise<void> | undefined;
+        for (const event of events) last = behind.append(event);
+        if (behind.pending >= MAX_BEHIND) await last;
       },
       firstSeq,
+      { settle: () => behind.close() },
+    );
+  }
+
+  private async putEvents(runId: string, events: RunEvent[], sync: boolean): Promise<void> {
+    await this.db.batch(
+      events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
+      { sync },
     );
   }
 
@@ -144,7 +196,15 @@ export class TapeStore {
     const finished: RunMeta = { ...meta, status: end.status ?? 'complete', eventCount: end.eventCount };
     if (end.finalState !== undefined) finished.finalState = end.finalState;
     if (end.totals !== undefined) finished.totals = end.totals;
+    // Every journaled event is in LevelDB before the synced write of the meta, which makes them all
+    // durable there: only then is the journal removed. (A failed write throws here: the journal stays.)
+    const journaled = this.journaled.get(runId);
+    await journaled?.behind.close();
     await this.putMeta(finished);
+    if (journaled !== undefined) {
+      journaled.journal.remove();
+      this.journaled.delete(runId);
+    }
     this.active.delete(runId);
     return finished;
   }
@@ -179,6 +239,62 @@ export class TapeStore {
       await writer.close().catch(() => undefined);
       await this.discardImport(meta.id).catch(() => undefined);
       throw error;
+    }
+  }
+
+  /**
+   * Put back what recorders that died left in their journals (journal.ts): every whole, valid record
+   * is written to LevelDB (puts by run and seq: replaying twice is harmless), synced, and the journal
+   * removed. A damaged journal — not just a torn last record — has its valid records replayed, is
+   * kept aside as `*.damaged` (nothing is deleted) and reported through `warn`.
+   */
+  private async replayJournals(warn: (message: string) => void): Promise<void> {
+    for (const path of listJournals(this.dir)) {
+      let replayed = 0;
+      let damage: string | undefined;
+      let foreign = false;
+      try {
+        // Streamed: a batch of events at a time, never the whole journal in memory.
+        const records = journalRecords(path);
+        let runId: string | undefined;
+        let pending: RunEvent[] = [];
+        for (;;) {
+          const next = records.next();
+          if (next.done === true) {
+            damage = next.value;
+            break;
+          }
+          if (runId === undefined) {
+            runId = next.value.runId;
+            // A journal is created after its run's meta: a run that is not there means the journal is not ours.
+            if ((await this.runs.get(runId).catch(() => null)) === undefined) {
+              damage = `its run ${runId} is not in the store`;
+              foreign = true;
+              break;
+            }
+          }
+          if (pending.length >= REPLAY_BATCH) {
+            await this.putEvents(runId, pending, false);
+            replayed += pending.length;
+            pending = [];
+          }
+          for (const event of next.value.events) pending.push(event);
+        }
+        // The last write is synced, and with it every one before it: only then may the journal go.
+        if (runId !== undefined && pending.length > 0) {
+          await this.putEvents(runId, pending, true);
+          replayed += pending.length;
+        }
+      } catch (error) {
+        throw new TapeFormatError(`cannot replay the recording journal ${path}: ${(error as Error).message}`, { file: this.dir });
+      }
+      if (damage === undefined) {
+        removeJournal(path);
+        continue;
+      }
+      renameSync(path, `${path}.damaged`);
+      const recovered = foreign ? 'nothing was replayed' : `${replayed} events before it were recovered`;
+      warn(`the recording journal ${path} is damaged (${damage}): ${recovered}; the file is kept as ${path}.damaged`);
     }
   }
 
@@ -242,6 +358,7 @@ export class TapeStore {
    * caller works on this one.
    */
   async *readEventBatches(runId: string, size = 1000): AsyncGenerator<RunEvent[]> {
+    await this.caughtUp(runId);
     const iterator = this.events.iterator(runRange(runId));
     let next = iterator.nextv(size);
     try {
@@ -258,6 +375,11 @@ export class TapeStore {
     }
   }
 
+  /** For a run this process records: wait until LevelDB has what its journal has, so a read sees every written event. */
+  private async caughtUp(runId: string): Promise<void> {
+    await this.journaled.get(runId)?.behind.close();
+  }
+
   private storedEvent(key: string, value: unknown): RunEvent {
     if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
       throw new TapeFormatError(`event ${key} is not a run event`, { file: this.dir });
@@ -267,6 +389,7 @@ export class TapeStore {
 
   /** Number of events stored for a run (counts keys, does not decode values). */
   async countEvents(runId: string): Promise<number> {
+    await this.caughtUp(runId);
     let n = 0;
     for await (const _key of this.events.keys(runRange(runId))) n++;
     return n;
@@ -275,6 +398,13 @@ export class TapeStore {
   /** Delete a run and all of its events. */
   async deleteRun(runId: string): Promise<void> {
     await this.getRun(runId);
+    // A run deleted while this process records it: its journal goes too, once its LevelDB writes are done.
+    const journaled = this.journaled.get(runId);
+    if (journaled !== undefined) {
+      await journaled.behind.close().catch(() => undefined);
+      journaled.journal.remove();
+      this.journaled.delete(runId);
+    }
     await this.events.clear(runRange(runId));
     await this.db.batch([{ type: 'del', sublevel: this.runs, key: runId }], { sync: true });
     this.active.delete(runId);
