@@ -16,7 +16,6 @@ import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
-import { monotonicFactory } from 'ulid';
 import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
@@ -24,8 +23,15 @@ import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
 import { Journal, journalRecords, listJournals, removeJournal } from './journal.js';
 
-/** Run ids increase even for runs created in the same millisecond, so newest-first is exact. */
-const ulid = monotonicFactory();
+/**
+ * Run ids increase even for runs created in the same millisecond, so newest-first is exact. `ulid`
+ * (and node:crypto with it) is loaded when a run is first created: `ls` and `show` never need it.
+ */
+let nextRunId: (() => string) | undefined;
+async function newRunId(): Promise<string> {
+  nextRunId ??= (await import('ulid')).monotonicFactory();
+  return nextRunId();
+}
 
 type Db = Level<string, unknown>;
 type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
@@ -131,7 +137,7 @@ export class TapeStore {
   async createRun(run: NewRun): Promise<RunMeta> {
     const meta: RunMeta = {
       ...run,
-      id: run.id ?? ulid(),
+      id: run.id ?? (await newRunId()),
       createdAt: run.createdAt ?? new Date().toISOString(),
       status: 'recording',
       tapeVersion: TAPE_VERSION,
