@@ -88,7 +88,8 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
     const name = meta.name ?? meta.task;
     const whatIf = (options.overrides?.length ?? 0) > 0;
     const replay = replayRun({
-      source: { meta, label: tape.relativePath, events: () => file.events() },
+      // A batch at a time, as `agentctl replay` reads a tape file (one async step per batch, not per event).
+      source: { meta, label: tape.relativePath, events: () => file.events(), batches: () => file.batches() },
       fallback: 'error',
       tools: 'tape',
       strict: !whatIf && (options.strict ?? true),
