@@ -24,13 +24,14 @@ export interface ToolHost {
   policies: readonly CallPolicy[];
 }
 
-/** Tools that really run, confined to `workspace`. */
-export function liveToolHost(registry: ToolRegistry, options: { workspace: string; clock: Clock }): ToolHost {
+/** Tools that really run, confined to `workspace` (or the directory it gives when a tool first runs). */
+export function liveToolHost(registry: ToolRegistry, options: { workspace: string | (() => Promise<string>); clock: Clock }): ToolHost {
+  const { workspace } = options;
   return {
     lookup: (name) => registry.spec(name),
     definitions: () => registry.definitions(),
-    execute: (call, args, _spec, signal) =>
-      executeTool(registry, call.function.name, args, { workspace: options.workspace, signal, clock: options.clock }),
+    execute: async (call, args, _spec, signal) =>
+      executeTool(registry, call.function.name, args, { workspace: typeof workspace === 'string' ? workspace : await workspace(), signal, clock: options.clock }),
     policies: [denyUnknownTools],
   };
 }

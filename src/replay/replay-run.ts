@@ -139,11 +139,14 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     ...(options.speed === undefined ? {} : { pace: (ms: number) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1)) }),
   });
 
+  // A workspace the user named is checked now; our own temporary one is made only when a tool first
+  // runs live — a replay served from its tape (every `ci` replay, most others) never needs one.
   const ownWorkspace = options.workspace === undefined;
-  const workspace = await createWorkspace(options.workspace);
+  let workspace: Promise<string> | undefined = ownWorkspace ? undefined : Promise.resolve(await createWorkspace(options.workspace));
+  const workspaceNow = (): Promise<string> => (workspace ??= createWorkspace());
   const registry = await buildRegistry(config, options.configDir ?? process.cwd());
   const tools = replayToolHost({
-    live: liveToolHost(registry, { workspace, clock }),
+    live: liveToolHost(registry, { workspace: workspaceNow, clock }),
     recorded,
     state,
     mode: options.tools ?? 'recorded',
@@ -211,7 +214,8 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
   } finally {
     if (result === undefined) await loop.return(undefined as never);
-    if (ownWorkspace) await rm(workspace, { recursive: true, force: true });
+    const made = ownWorkspace ? await workspace?.catch(() => undefined) : undefined;
+    if (made !== undefined) await rm(made, { recursive: true, force: true });
   }
 
   const first = comparator.first;
