@@ -4,14 +4,15 @@
  * because the next open replays the journal; a torn last record is ignored; a damaged or foreign
  * journal is reported in one line and kept aside, and never stops the store from opening.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Level } from 'level';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { StoreWriteError } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
 import { Journal, listJournals } from '../src/tape/journal.js';
 import { eventKey, TapeStore } from '../src/tape/tape-store.js';
@@ -194,4 +195,86 @@ it('leaves no journal behind a run that finished, and none for an import', async
   } finally {
     await store.close();
   }
+});
+
+it('reports zeros in the middle of a journal as damage, not as where the writing stopped', async () => {
+  const store = join(dir, 'zeros');
+  const runId = await killedAfterJournal(store);
+  const [path] = listJournals(store) as [string];
+  // Zero ten bytes inside the second record: valid records follow the zeros.
+  const bytes = readFileSync(path);
+  const second = bytes.indexOf('\n') + 1;
+  bytes.fill(0, second + 70, second + 80);
+  writeFileSync(path, bytes);
+
+  const { events, warnings } = await openAndRead(store, runId);
+  expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+  expect(warnings).toEqual([
+    `the recording journal ${path} is damaged (record at byte ${second}: zeros in the middle of the journal): 5 events before it were recovered; the file is kept as ${path}.damaged`,
+  ]);
+  expect(existsSync(`${path}.damaged`)).toBe(true);
+});
+
+it('keeps a second damaged journal of a run beside the first, never over it', async () => {
+  const store = join(dir, 'damaged-twice');
+  const runId = await killedAfterJournal(store);
+  const [path] = listJournals(store) as [string];
+  const saved = readFileSync(path);
+  mkdirSync(`${path}.damaged`);
+  writeFileSync(path, Buffer.concat([saved.subarray(0, saved.indexOf('\n') + 1), Buffer.from('not a record\n')]));
+  const { warnings } = await openAndRead(store, runId);
+  expect(warnings[0]).toMatch(new RegExp(`the file is kept as ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.damaged\\.1$`));
+  expect(statSync(`${path}.damaged`).isDirectory()).toBe(true);
+  expect(existsSync(`${path}.damaged.1`)).toBe(true);
+});
+
+it('leaves alone what only has a journal\'s name (a directory, a symbolic link, a FIFO), and opens', async () => {
+  const store = join(dir, 'not-journals');
+  const made = await TapeStore.open(store);
+  const run = await made.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
+  await made.close();
+  mkdirSync(join(store, 'journal-A.jsonl'));
+  symlinkSync('/etc/hostname', join(store, 'journal-B.jsonl'));
+  symlinkSync(join(store, 'nowhere'), join(store, 'journal-C.jsonl'));
+  execFileSync('mkfifo', [join(store, 'journal-D.jsonl')]);
+  expect(listJournals(store)).toEqual([]);
+  const { status, warnings } = await openAndRead(store, run.id);
+  expect({ status, warnings }).toEqual({ status: 'incomplete', warnings: [] });
+});
+
+it('does not replay the journal of a run marked complete: its events were made durable before it was', async () => {
+  const store = join(dir, 'complete');
+  const opened = await TapeStore.open(store);
+  const run = await opened.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
+  const writer = opened.writer(run.id);
+  for (const event of range(3)) void writer.append(event);
+  await writer.close();
+  await opened.finishRun(run.id, { eventCount: 3 });
+  await opened.close();
+  // A journal for it appears (left by a recorder killed after the run was marked complete, or forged).
+  const journal = Journal.open(store, run.id);
+  journal.append([{ type: 'warning', seq: 0, step: 0, t: 0, message: 'rewritten' }], true);
+  journal.close();
+  const { events, status, warnings } = await openAndRead(store, run.id);
+  expect({ events, status, warnings }).toEqual({ events: range(3), status: 'complete', warnings: [] });
+  expect(listJournals(store)).toEqual([]);
+});
+
+it('a journal that cannot be written is a one-line store error (exit 2), and the run keeps what it had', async () => {
+  const store = join(dir, 'unwritable');
+  const opened = await TapeStore.open(store);
+  const run = await opened.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
+  // Something already has the journal's name: the recorder cannot create its journal.
+  mkdirSync(join(store, `journal-${run.id}.jsonl`));
+  let error: unknown;
+  try {
+    opened.writer(run.id);
+  } catch (caught) {
+    error = caught;
+  }
+  await opened.close();
+  expect(error).toBeInstanceOf(StoreWriteError);
+  expect((error as StoreWriteError).exitCode).toBe(2);
+  expect((error as Error).message).toMatch(new RegExp(`^cannot write to the store ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: EEXIST`));
+  expect((error as Error).message).not.toContain('\n');
 });

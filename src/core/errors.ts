@@ -60,6 +60,21 @@ export class NotFoundError extends AgentctlError {
   }
 }
 
+/**
+ * The store cannot be written (disk full, an I/O error) while recording or importing (exit 2, as a
+ * store path that cannot be used). What was written before is kept: the run is listed `incomplete`.
+ */
+export class StoreWriteError extends AgentctlError {
+  constructor(dir: string, cause: unknown) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    const what = cause instanceof Error ? cause.message : String(cause);
+    super(`cannot write to the store ${dir}: ${typeof code === 'string' && !what.includes(code) ? `${code}: ` : ''}${what}`, 2, {
+      hint: 'free some space or fix the disk; what was recorded so far is kept (the run is listed as incomplete)',
+      cause,
+    });
+  }
+}
+
 /** The store is held by another agentctl process (exit 11). */
 export class StoreLockedError extends AgentctlError {
   constructor(dir: string) {

@@ -27,7 +27,8 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fdatasyncSync, fsyncSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { StoreWriteError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { nestsDeeperThan } from './json-depth.js';
 
@@ -43,12 +44,24 @@ const HASH_HEX = 64;
 /** How far ahead of the records the file is preallocated (zeros, synced); grown by this much at a time. */
 export const RESERVE_BYTES = 1024 * 1024;
 
-/** A run id as a file name: itself when it is plain (a ULID always is), else hex. */
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A run id as a file name: itself when it is plain and short (a ULID always is), else `x` and its
+ * sha-256 (65 characters: never a plain id, never too long for a file system).
+ */
 function fileName(runId: string): string {
-  return PREFIX + (/^[0-9A-Za-z]{1,64}$/.test(runId) ? runId : `x${Buffer.from(runId).toString('hex')}`) + SUFFIX;
+  return PREFIX + (/^[0-9A-Za-z]{1,64}$/.test(runId) ? runId : `x${sha256(runId)}`) + SUFFIX;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+/** A failed write to the journal, as the one-line error it is (disk full, an I/O error). */
+function writing<T>(path: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw new StoreWriteError(dirname(path), error);
+  }
+}
 
 /** Make a new directory entry durable (a file created or removed in `dir`). */
 function syncDir(dir: string): void {
@@ -81,9 +94,14 @@ export class Journal {
    */
   static open(storeDir: string, runId: string): Journal {
     const path = join(storeDir, fileName(runId));
-    const journal = new Journal(path, runId, openSync(path, 'wx'));
-    journal.reserve();
-    syncDir(storeDir);
+    const journal = new Journal(path, runId, writing(path, () => openSync(path, 'wx')));
+    try {
+      journal.reserve();
+      writing(path, () => syncDir(storeDir));
+    } catch (error) {
+      journal.close();
+      throw error;
+    }
     return journal;
   }
 
@@ -93,8 +111,10 @@ export class Journal {
    */
   append(events: readonly RunEvent[], sync: boolean): void {
     const fd = this.openFd();
-    this.write(fd, events);
-    if (sync) fdatasyncSync(fd);
+    writing(this.path, () => {
+      this.write(fd, events);
+      if (sync) fdatasyncSync(fd);
+    });
   }
 
   /** One record, or — for a batch too large to be read back as one — several, each a part of it in order. */
@@ -120,8 +140,10 @@ export class Journal {
     if (this.reserved - this.end >= RESERVE_BYTES / 2) return;
     const fd = this.openFd();
     const from = Math.max(this.reserved, this.end);
-    writeAll(fd, Buffer.alloc(RESERVE_BYTES), from);
-    fdatasyncSync(fd);
+    writing(this.path, () => {
+      writeAll(fd, Buffer.alloc(RESERVE_BYTES), from);
+      fdatasyncSync(fd);
+    });
     this.reserved = from + RESERVE_BYTES;
   }
 
@@ -148,16 +170,21 @@ function writeAll(fd: number, data: Buffer, position: number): void {
 }
 
 export function removeJournal(path: string): void {
-  unlinkSync(path);
-  syncDir(join(path, '..'));
+  writing(path, () => {
+    unlinkSync(path);
+    syncDir(dirname(path));
+  });
 }
 
-/** The journals in a store directory. */
+/**
+ * The journals in a store directory: regular files named like one. Anything else with such a name
+ * (a directory, a symbolic link, a FIFO) was not made by a recorder and is left alone, unread.
+ */
 export function listJournals(storeDir: string): string[] {
-  return readdirSync(storeDir)
-    .filter((name) => name.startsWith(PREFIX) && name.endsWith(SUFFIX))
-    .sort()
-    .map((name) => join(storeDir, name));
+  return readdirSync(storeDir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.startsWith(PREFIX) && entry.name.endsWith(SUFFIX))
+    .map((entry) => join(storeDir, entry.name))
+    .sort();
 }
 
 /** What a journal holds: its run, its batches in order, and what (if anything) ended the reading early. */
@@ -196,9 +223,11 @@ export function* journalRecords(path: string): Generator<{ runId: string; events
   let nextSeq: number | undefined;
   let at = 0; // file offset of the record being read
   for (const { line, complete } of lines(path)) {
-    if (!complete || line === undefined || line.includes('\0')) {
-      // Where the writing stopped (no newline, or zeros), or too long to be ours.
-      return line === undefined ? `record at byte ${at} is longer than ${MAX_RECORD_BYTES} bytes` : undefined;
+    if (line === undefined) return `record at byte ${at} is longer than ${MAX_RECORD_BYTES} bytes`;
+    if (!complete || line.includes('\0')) {
+      // Where the writing stopped: a last record cut short, then (if anything) the preallocated
+      // zeros to the end of the file. Zeros with something after them are damage, not an end.
+      return onlyZerosAfterFirstZero(path, at) ? undefined : `record at byte ${at}: zeros in the middle of the journal`;
     }
     const record = checkRecord(line, basename(path), runId, nextSeq);
     if (typeof record === 'string') return `record at byte ${at}: ${record}`;
@@ -243,6 +272,26 @@ function checkRecord(
     seq = (e.seq as number) + 1;
   }
   return { runId: record.run, events: record.events as RunEvent[] };
+}
+
+/** Whether, from `from` on, the file's bytes are: anything but zero, then (from the first zero) zeros only. */
+function onlyZerosAfterFirstZero(path: string, from: number): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(1024 * 1024);
+    let zeros = false;
+    for (let position = from; ; ) {
+      const n = readSync(fd, chunk, 0, chunk.length, position);
+      if (n === 0) return true;
+      for (let i = 0; i < n; i++) {
+        if (chunk[i] === 0) zeros = true;
+        else if (zeros) return false;
+      }
+      position += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -16,7 +16,7 @@ import { existsSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
-import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
+import { NotFoundError, StoreLockedError, StoreWriteError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
@@ -55,6 +55,29 @@ export interface OpenStoreOptions {
   create?: boolean;
   /** Where a damaged journal is reported at open (one line); default: standard error. */
   warn?: (message: string) => void;
+}
+
+/** classic-level's compaction (the `level` typings leave it out; in Node, `Level` is classic-level). */
+interface Compactable {
+  compactRange(start: string, end: string): Promise<void>;
+}
+
+/**
+ * Rename a damaged journal to a free `*.damaged` name (never over an earlier one); the new path, or
+ * null when it cannot be renamed.
+ */
+function keepAside(path: string): string | null {
+  for (let n = 0; n < 100; n++) {
+    const target = n === 0 ? `${path}.damaged` : `${path}.damaged.${n}`;
+    if (existsSync(target)) continue;
+    try {
+      renameSync(path, target);
+      return target;
+    } catch {
+      return null;
+    }
+  }
+  return null;
 }
 
 /** Events replayed from a journal per LevelDB write. */
@@ -180,10 +203,14 @@ export class TapeStore {
   }
 
   private async putEvents(runId: string, events: RunEvent[], sync: boolean): Promise<void> {
-    await this.db.batch(
-      events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
-      { sync },
-    );
+    try {
+      await this.db.batch(
+        events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
+        { sync },
+      );
+    } catch (error) {
+      throw new StoreWriteError(this.dir, error);
+    }
   }
 
   /** Append one event durably (each call is its own write). Prefer `writer()` for many events. */
@@ -202,10 +229,13 @@ export class TapeStore {
     const finished: RunMeta = { ...meta, status: end.status ?? 'complete', eventCount: end.eventCount };
     if (end.finalState !== undefined) finished.finalState = end.finalState;
     if (end.totals !== undefined) finished.totals = end.totals;
-    // Every journaled event is in LevelDB before the synced write of the meta, which makes them all
-    // durable there: only then is the journal removed. (A failed write throws here: the journal stays.)
+    // Every journaled event is in LevelDB and on disk there before the meta says the run is finished;
+    // only then is the journal removed. (A failed write throws here: the journal stays.)
     const journaled = this.journaled.get(runId);
-    await journaled?.behind.close();
+    if (journaled !== undefined) {
+      await journaled.behind.close();
+      await this.flushRun(runId);
+    }
     await this.putMeta(finished);
     if (journaled !== undefined) {
       journaled.journal.remove();
@@ -249,16 +279,34 @@ export class TapeStore {
   }
 
   /**
+   * Make a run's events durable in LevelDB's own files. A synced write syncs only LevelDB's current
+   * log: events in a memory table LevelDB has already switched away from (every ~4 MB written) sit
+   * in an older log, not synced, until LevelDB writes that table out in the background. Compacting
+   * the run's key range first writes every memory table out (synced) and waits for it.
+   */
+  private async flushRun(runId: string): Promise<void> {
+    const range = runRange(runId);
+    const prefix = this.events.prefix;
+    try {
+      await (this.db as unknown as Compactable).compactRange(prefix + range.gte, prefix + range.lte);
+    } catch (error) {
+      throw new StoreWriteError(this.dir, error);
+    }
+  }
+
+  /**
    * Put back what recorders that died left in their journals (journal.ts): every whole, valid record
-   * is written to LevelDB (puts by run and seq: replaying twice is harmless), synced, and the journal
-   * removed. A damaged journal — not just a torn last record — has its valid records replayed, is
-   * kept aside as `*.damaged` (nothing is deleted) and reported through `warn`.
+   * is written to LevelDB (puts by run and seq: replaying twice is harmless), made durable, and the
+   * journal removed. A journal of a run marked finished is only removed: its events were made durable
+   * before the run was (finishRun). A damaged journal — not just a torn last record — has its valid
+   * records replayed, is kept aside as `*.damaged` (nothing is deleted) and reported through `warn`.
    */
   private async replayJournals(warn: (message: string) => void): Promise<void> {
     for (const path of listJournals(this.dir)) {
       let replayed = 0;
       let damage: string | undefined;
       let foreign = false;
+      let finished = false;
       try {
         // Streamed: a batch of events at a time, never the whole journal in memory.
         const records = journalRecords(path);
@@ -273,9 +321,14 @@ export class TapeStore {
           if (runId === undefined) {
             runId = next.value.runId;
             // A journal is created after its run's meta: a run that is not there means the journal is not ours.
-            if ((await this.runs.get(runId).catch(() => null)) === undefined) {
+            const meta = await this.runs.get(runId).catch(() => null);
+            if (meta === undefined) {
               damage = `its run ${runId} is not in the store`;
               foreign = true;
+              break;
+            }
+            if ((meta as RunMeta | null)?.status === 'complete') {
+              finished = true;
               break;
             }
           }
@@ -286,21 +339,23 @@ export class TapeStore {
           }
           for (const event of next.value.events) pending.push(event);
         }
-        // The last write is synced, and with it every one before it: only then may the journal go.
-        if (runId !== undefined && pending.length > 0) {
-          await this.putEvents(runId, pending, true);
+        if (!finished && runId !== undefined && pending.length > 0) {
+          await this.putEvents(runId, pending, false);
           replayed += pending.length;
         }
+        // Durable in LevelDB's own files (see flushRun): only then may the journal go.
+        if (!finished && !foreign && runId !== undefined) await this.flushRun(runId);
       } catch (error) {
+        if (error instanceof StoreWriteError) throw error;
         throw new TapeFormatError(`cannot replay the recording journal ${path}: ${(error as Error).message}`, { file: this.dir });
       }
-      if (damage === undefined) {
+      if (damage === undefined || finished) {
         removeJournal(path);
         continue;
       }
-      renameSync(path, `${path}.damaged`);
+      const kept = keepAside(path);
       const recovered = foreign ? 'nothing was replayed' : `${replayed} events before it were recovered`;
-      warn(`the recording journal ${path} is damaged (${damage}): ${recovered}; the file is kept as ${path}.damaged`);
+      warn(`the recording journal ${path} is damaged (${damage}): ${recovered}; ${kept === null ? 'it could not be renamed and is left as it is' : `the file is kept as ${kept}`}`);
     }
   }
 
