@@ -472,7 +472,11 @@ export class TapeStore {
   }
 
   private async putMeta(meta: RunMeta): Promise<void> {
-    await this.db.batch([{ type: 'put', sublevel: this.runs, key: meta.id, value: meta }], { sync: true });
+    try {
+      await this.db.batch([{ type: 'put', sublevel: this.runs, key: meta.id, value: meta }], { sync: true });
+    } catch (error) {
+      throw new StoreWriteError(this.dir, error);
+    }
   }
 
   private async readMeta(runId: string): Promise<RunMeta | undefined> {
