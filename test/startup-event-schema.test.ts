@@ -4,13 +4,13 @@
  * event of a plain tape; the schema is loaded only for an event it cannot decide — shown here too,
  * so the trace is known to see the chunk when it is loaded.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type CliResult } from './support/cli.js';
+import { BIN } from './support/cli.js';
+import { traced } from './support/traced.js';
 
 const TAPES = ['demo-loop', 'cancelled'].map((name) => fileURLToPath(new URL(`../tapes/${name}.tape.jsonl`, import.meta.url)));
 const TRACE = fileURLToPath(new URL('./support/trace-bundle-chunks.mjs', import.meta.url));
@@ -27,7 +27,7 @@ afterAll(async () => {
 describe('start-up: the event schema', () => {
   it('is not loaded by a --no-save replay of a valid tape', async () => {
     for (const tape of TAPES) {
-      const result = await traced([BIN, 'replay', tape, '--no-save', '--quiet', '--store', join(dir, 'store')]);
+      const result = await traced(TRACE, [BIN, 'replay', tape, '--no-save', '--quiet', '--store', join(dir, 'store')]);
       expect(result.code, `${tape}: ${result.stderr}`).toBe(0);
       expect(result.stderr).toMatch(/^CHUNK-LOADED main\.js$/m);
       expect(result.stderr, tape).not.toMatch(EVENT_SCHEMA);
@@ -42,21 +42,9 @@ describe('start-up: the event schema', () => {
     lines[at] = JSON.stringify({ ...bad, extra: 1 });
     const tape = join(dir, 'bad.tape.jsonl');
     await writeFile(tape, lines.join('\n') + '\n');
-    const result = await traced([BIN, 'replay', tape, '--no-save', '--quiet', '--store', join(dir, 'store')]);
+    const result = await traced(TRACE, [BIN, 'replay', tape, '--no-save', '--quiet', '--store', join(dir, 'store')]);
     expect(result.code).toBe(9);
     expect(result.stderr).toMatch(EVENT_SCHEMA);
     expect(result.stderr).toMatch(/invalid event: .*extra/);
   });
 });
-
-function traced(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TRACE, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

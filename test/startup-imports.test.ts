@@ -4,13 +4,13 @@
  * store, or for commands that only read tape files — above all a `--no-save` replay of a tape file.
  * Checked with an import (and require) trace of the real binary, so the win cannot silently regress.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, type CliResult } from './support/cli.js';
+import { BIN, runCli } from './support/cli.js';
+import { traced } from './support/traced.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 const TRACE = fileURLToPath(new URL('./support/trace-package-imports.mjs', import.meta.url));
@@ -36,7 +36,7 @@ describe('start-up imports', () => {
       ['diff', DEMO, DEMO],
     ];
     for (const args of commands) {
-      const result = await traced([BIN, ...args, '--store', noStore]);
+      const result = await traced(TRACE, [BIN, ...args, '--store', noStore]);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr, args.join(' ')).not.toMatch(LEVEL);
     }
@@ -46,7 +46,7 @@ describe('start-up imports', () => {
     const store = join(dir, 'store');
     expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
     for (const args of [['show', 'demo'], ['ls'], ['replay', DEMO, '--quiet']]) {
-      const result = await traced([BIN, ...args, '--store', store]);
+      const result = await traced(TRACE, [BIN, ...args, '--store', store]);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr, args.join(' ')).toMatch(LEVEL);
       // The pure-JS part of the stack is bundled (scripts/bundle-cli.mjs): from node_modules come
@@ -57,15 +57,3 @@ describe('start-up imports', () => {
     }
   });
 });
-
-function traced(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TRACE, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

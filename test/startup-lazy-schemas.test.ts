@@ -7,7 +7,6 @@
  * and `show`. The trace is shown to see a schema chunk when a value does need it (a file patch,
  * refused as before).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, type CliResult } from './support/cli.js';
+import { traced as runTraced } from './support/traced.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 const CANCELLED = fileURLToPath(new URL('../tapes/cancelled.tape.jsonl', import.meta.url));
@@ -81,16 +81,7 @@ function zodChunks(stderr: string): string[] {
  * the bundle, with the package trace, which names the module that imports each package.
  */
 function traced(args: string[], options: { unbundled?: boolean } = {}): Promise<CliResult> {
-  const node = options.unbundled
-    ? ['--import', TRACE_PACKAGES, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(UNBUNDLED)}); await main(['node', 'agentctl', ...process.argv.slice(1)]);`]
-    : ['--import', TRACE, BIN];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...node, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return options.unbundled
+    ? runTraced(TRACE_PACKAGES, ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(UNBUNDLED)}); await main(['node', 'agentctl', ...process.argv.slice(1)]);`, ...args])
+    : runTraced(TRACE, [BIN, ...args]);
 }

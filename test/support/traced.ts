@@ -1,0 +1,19 @@
+/**
+ * Run Node with a loader trace preloaded (`node --import <trace> ...args`) to completion: the trace
+ * reports on stderr what the program loads (trace-package-imports.mjs, trace-bundle-chunks.mjs), so
+ * a start-up test can prove what a command never loads.
+ */
+import { spawn } from 'node:child_process';
+import type { CliResult } from './cli.js';
+
+export function traced(trace: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', trace, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
