@@ -9,10 +9,11 @@
  *
  * A run recorded by this process goes through a write-ahead journal (journal.ts): each batch is in
  * the journal — fdatasync'd when it must be durable — before it is written to LevelDB without sync.
- * The run's end syncs LevelDB and removes the journal; a journal found at open was left by a recorder
- * that died, and is replayed into LevelDB before anything else reads the store.
+ * The run's end makes its events durable in LevelDB's own files (flushRun) and removes the journal;
+ * a journal found at open was left by a recorder that died, and is put back into LevelDB before
+ * anything else reads the store (journal-recovery.ts).
  */
-import { existsSync, renameSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
@@ -21,7 +22,8 @@ import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
-import { Journal, journalRecords, listJournals, removeJournal } from './journal.js';
+import { Journal } from './journal.js';
+import { recoverJournals } from './journal-recovery.js';
 
 /**
  * Run ids increase even for runs created in the same millisecond, so newest-first is exact. `ulid`
@@ -62,26 +64,6 @@ interface Compactable {
   compactRange(start: string, end: string): Promise<void>;
 }
 
-/**
- * Rename a damaged journal to a free `*.damaged` name (never over an earlier one); the new path, or
- * null when it cannot be renamed.
- */
-function keepAside(path: string): string | null {
-  for (let n = 0; n < 100; n++) {
-    const target = n === 0 ? `${path}.damaged` : `${path}.damaged.${n}`;
-    if (existsSync(target)) continue;
-    try {
-      renameSync(path, target);
-      return target;
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}
-
-/** Events replayed from a journal per LevelDB write. */
-const REPLAY_BATCH = 1000;
 /**
  * How long the LevelDB writes behind a journal gather events: a batch per model call or so rather
  * than one per event-loop turn (measured: about half the main-thread cost of recording an iteration).
@@ -294,69 +276,16 @@ export class TapeStore {
     }
   }
 
-  /**
-   * Put back what recorders that died left in their journals (journal.ts): every whole, valid record
-   * is written to LevelDB (puts by run and seq: replaying twice is harmless), made durable, and the
-   * journal removed. A journal of a run marked finished is only removed: its events were made durable
-   * before the run was (finishRun). A damaged journal — not just a torn last record — has its valid
-   * records replayed, is kept aside as `*.damaged` (nothing is deleted) and reported through `warn`.
-   */
+  /** Put back what recorders that died left in their journals (journal-recovery.ts). */
   private async replayJournals(warn: (message: string) => void): Promise<void> {
-    for (const path of listJournals(this.dir)) {
-      let replayed = 0;
-      let damage: string | undefined;
-      let foreign = false;
-      let finished = false;
-      try {
-        // Streamed: a batch of events at a time, never the whole journal in memory.
-        const records = journalRecords(path);
-        let runId: string | undefined;
-        let pending: RunEvent[] = [];
-        for (;;) {
-          const next = records.next();
-          if (next.done === true) {
-            damage = next.value;
-            break;
-          }
-          if (runId === undefined) {
-            runId = next.value.runId;
-            // A journal is created after its run's meta: a run that is not there means the journal is not ours.
-            const meta = await this.runs.get(runId).catch(() => null);
-            if (meta === undefined) {
-              damage = `its run ${runId} is not in the store`;
-              foreign = true;
-              break;
-            }
-            if ((meta as RunMeta | null)?.status === 'complete') {
-              finished = true;
-              break;
-            }
-          }
-          if (pending.length >= REPLAY_BATCH) {
-            await this.putEvents(runId, pending, false);
-            replayed += pending.length;
-            pending = [];
-          }
-          for (const event of next.value.events) pending.push(event);
-        }
-        if (!finished && runId !== undefined && pending.length > 0) {
-          await this.putEvents(runId, pending, false);
-          replayed += pending.length;
-        }
-        // Durable in LevelDB's own files (see flushRun): only then may the journal go.
-        if (!finished && !foreign && runId !== undefined) await this.flushRun(runId);
-      } catch (error) {
-        if (error instanceof StoreWriteError) throw error;
-        throw new TapeFormatError(`cannot replay the recording journal ${path}: ${(error as Error).message}`, { file: this.dir });
-      }
-      if (damage === undefined || finished) {
-        removeJournal(path);
-        continue;
-      }
-      const kept = keepAside(path);
-      const recovered = foreign ? 'nothing was replayed' : `${replayed} events before it were recovered`;
-      warn(`the recording journal ${path} is damaged (${damage}): ${recovered}; ${kept === null ? 'it could not be renamed and is left as it is' : `the file is kept as ${kept}`}`);
-    }
+    await recoverJournals(this.dir, {
+      status: async (runId) => {
+        const meta = await this.runs.get(runId).catch(() => null);
+        return meta === undefined ? undefined : ((meta as RunMeta | null)?.status ?? null);
+      },
+      put: (runId, events) => this.putEvents(runId, events, false),
+      flush: (runId) => this.flushRun(runId),
+    }, warn);
   }
 
   /** Delete what imports that never finished (their process was killed) left behind. */
