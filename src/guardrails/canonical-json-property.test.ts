@@ -37,4 +37,11 @@ describe('canonicalJson', () => {
       expect(canonicalJson(v)).toBe(reference(v));
     }), { numRuns: 2000 });
   });
+
+  it('orders keys by UTF-16 code unit, whatever their number and text (insertion sort up to 32 keys, the default sort above)', () => {
+    const record = fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), fc.integer(), { maxKeys: 48 });
+    fc.assert(fc.property(record, (v) => {
+      expect(canonicalJson(v)).toBe(reference(v));
+    }), { numRuns: 1000 });
+  });
 });

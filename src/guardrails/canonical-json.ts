@@ -19,8 +19,7 @@ export function canonicalJson(value: unknown): string {
     return out + ']';
   }
   const record = value as Record<string, unknown>;
-  // Default sort compares UTF-16 code units, which is what the spec asks for.
-  const keys = Object.keys(record).sort();
+  const keys = sortedKeys(record);
   let out = '{';
   for (const key of keys) {
     const field = record[key];
@@ -29,4 +28,26 @@ export function canonicalJson(value: unknown): string {
     out += JSON.stringify(key) + ':' + canonicalJson(field);
   }
   return out + '}';
+}
+
+/**
+ * The object's keys in UTF-16 code unit order (what the default sort and `<` on strings both use).
+ * Most objects here have a few keys, often already in order (a tape's events are canonical JSON):
+ * those are sorted in place by insertion, without the temporary array Array.prototype.sort allocates
+ * — a measurable share of a long replay's garbage. Larger objects use the default sort.
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    if ((keys[j] as string) <= key) continue;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
