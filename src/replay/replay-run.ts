@@ -174,7 +174,10 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   const task = source.meta.task;
   let seq = 0;
   // The loop's events are its own fresh objects: renumbered in place to make room for divergences.
-  const stamp = (event: RunEvent): RunEvent => Object.assign(event, { seq: seq++ });
+  const stamp = (event: RunEvent): RunEvent => {
+    event.seq = seq++;
+    return event;
+  };
   const divergenceEvent = (input: DivergenceInput, t: number): RunEvent =>
     Object.assign({ type: 'divergence' as const, seq: seq++, step: input.step, t }, input) as DivergenceEvent;
 
