@@ -3,7 +3,6 @@
  * a terminal (as here: pipes) the UI never opens; `--tui` then exits 2 with one line. Paths that do
  * not show the UI never load ink or react (checked with an import trace).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordOpenAI } from '../src/llm/index.js';
-import { BIN, runCli, type CliResult } from './support/cli.js';
+import { BIN, runCli } from './support/cli.js';
+import { traced } from './support/traced.js';
 import { startMockLlm } from './support/mock-llm.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
@@ -124,25 +124,13 @@ describe('the terminal UI is only for terminals', () => {
     const store = join(dir, 'trace-store');
     expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
     for (const args of [['--help'], ['ls', '--store', store], ['show', 'demo', '--store', store], ['replay', DEMO, '--no-save', '--json'], ['replay', DEMO, '--no-save'], ['view', DEMO]]) {
-      const result = await traced([BIN, ...args]);
+      const result = await traced(TRACE, [BIN, ...args], {});
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr, args.join(' ')).not.toContain('UI-MODULE-LOADED');
     }
     // The trace does see them when they load.
-    const ui = await traced(['--input-type=module', '-e', `await import(${JSON.stringify(fileURLToPath(new URL('../dist/tui/run-tui.js', import.meta.url)))})`]);
+    const ui = await traced(TRACE, ['--input-type=module', '-e', `await import(${JSON.stringify(fileURLToPath(new URL('../dist/tui/run-tui.js', import.meta.url)))})`], {});
     expect(ui.stderr).toContain('UI-MODULE-LOADED ink');
     expect(ui.stderr).toContain('UI-MODULE-LOADED react');
   });
 });
-
-function traced(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TRACE, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

@@ -6,9 +6,10 @@
 import { spawn } from 'node:child_process';
 import type { CliResult } from './cli.js';
 
-export function traced(trace: string, args: string[]): Promise<CliResult> {
+/** `env`: set on top of this process's environment (and `NO_COLOR`); by default `CI=1`. */
+export function traced(trace: string, args: string[], env: Record<string, string> = { CI: '1' }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', trace, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', trace, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
