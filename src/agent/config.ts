@@ -4,6 +4,7 @@
  * expected. Defaults make an empty file — or no file — a working configuration.
  */
 import { z } from 'zod';
+import { isRegExp } from './quick-config-check.js';
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
@@ -97,15 +98,6 @@ let schema: ReturnType<typeof buildAgentConfigSchema> | undefined;
  */
 export function agentConfigSchema(): ReturnType<typeof buildAgentConfigSchema> {
   return (schema ??= buildAgentConfigSchema());
-}
-
-function isRegExp(source: string): boolean {
-  try {
-    new RegExp(source, 'g');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A complete, validated configuration. */

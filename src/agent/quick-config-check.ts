@@ -80,7 +80,8 @@ function complete(shape: Readonly<Record<string, Copy>>, optional: readonly stri
   };
 }
 
-function isRegExp(source: string): boolean {
+/** Whether `source` compiles as a regular expression (a `redact` pattern); shared with config.ts. */
+export function isRegExp(source: string): boolean {
   try {
     new RegExp(source, 'g');
     return true;
