@@ -1,11 +1,13 @@
 /**
- * The agent loop (docs/loop.md, and docs/guardrails.md §5–§6) as an async generator of RunEvents. It sees only interfaces — an
+ * The agent loop (docs/loop.md, and docs/guardrails.md §5–§6) as an async generator of RunEvents
+ * (inside, a coroutine: core/coroutine.ts). It sees only interfaces — an
  * LlmClient, a ToolHost, a Clock, a Random and an optional source of user input — so it is a pure
  * function of (config, seed, model replies, tool outcomes): the same inputs give the same events,
  * which is what makes a recorded run replayable. Its time limit is measured on the injected clock
  * too: at the deadline the clock's timer aborts whatever is in flight, and the run ends TIMED_OUT.
  */
 import type { Clock, Random } from '../core/clock.js';
+import { nextOf, run, wait, type Co } from '../core/coroutine.js';
 import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
@@ -15,7 +17,7 @@ import { LoopGuard, LoopGuardrails, ReplayControl, parseToolCall } from '../guar
 import type { AgentConfig } from './config.js';
 import { RunDeadline, outOfTimeReason } from './deadline.js';
 import { costOf, priceOf } from './prices.js';
-import { runProviderCall } from './provider-runner.js';
+import { providerCall } from './provider-runner.js';
 import { RequestBuilder } from './request-builder.js';
 import { EventStamper } from './run-events.js';
 import { runToolStep } from './tool-step.js';
@@ -56,7 +58,12 @@ export interface LoopResult {
 }
 
 /** Run the agent on `task` until a terminal state, yielding every event on the way. */
-export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator<RunEvent, LoopResult, void> {
+export function runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator<RunEvent, LoopResult, void> {
+  return run(agentLoop(input, deps));
+}
+
+/** `runLoop` as a coroutine, for a driver that takes the events as they come (replay). */
+export function* agentLoop(input: LoopInput, deps: LoopDeps): Co<RunEvent, LoopResult> {
   const stamper = new EventStamper(deps.clock);
   // The time limit holds everywhere: at the deadline, whatever is in flight (the model call, a
   // back-off wait, tools, the wait for input) is aborted, and the run ends TIMED_OUT.
@@ -68,7 +75,7 @@ export async function* runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator
   }
 }
 
-async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadline: RunDeadline): AsyncGenerator<RunEvent, LoopResult, void> {
+function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadline: RunDeadline): Co<RunEvent, LoopResult> {
   const { config } = input;
   const { clock } = deps;
   const { signal } = deadline;
@@ -81,10 +88,15 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
   let nudgesUsed = 0;
   const emit = (event: RunEventInput): RunEvent => stamper.stamp(event);
   /** Stamp and pass on what a part of the step yields; returns what it returns. */
-  async function* relay<T>(part: AsyncGenerator<RunEventInput, T, void>): AsyncGenerator<RunEvent, T, void> {
-    for (let next = await part.next(); ; next = await part.next()) {
-      if (next.done === true) return next.value;
-      yield emit(next.value);
+  function* relay<T>(part: Co<RunEventInput, T>): Co<RunEvent, T> {
+    try {
+      for (let next = yield* nextOf(part); ; next = yield* nextOf(part)) {
+        if (next.done === true) return next.value;
+        yield emit(next.value);
+      }
+    } finally {
+      // Left early (the run was stopped): the part's own clean-up runs too.
+      part.return(undefined as never);
     }
   }
   const transition = (to: AgentState, reason: string): RunEvent => {
@@ -136,7 +148,7 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
       totals.llmCalls++;
       let outcome;
       try {
-        outcome = yield* relay(runProviderCall(request, { iteration: step }, {
+        outcome = yield* relay(providerCall(request, { iteration: step }, {
           client: deps.llm, clock, random: deps.random, maxRetries: config.limits.maxRetries, signal, timeLeft: () => deadline.remaining(),
         }));
       } catch (error) {
@@ -228,7 +240,7 @@ async function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, d
       if (before !== null) return yield* stop(before, waiting);
       let next: string | null;
       try {
-        next = await deps.input.next(signal);
+        next = yield* wait(deps.input.next(signal));
       } catch (error) {
         const cut = interruption();
         if (cut !== null) return yield* stop(cut, waiting);

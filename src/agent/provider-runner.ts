@@ -1,8 +1,8 @@
 /**
- * One model call with retries (docs/loop.md), as an async generator of run events.
+ * One model call with retries (docs/loop.md), as a coroutine of run events (core/coroutine.ts).
  *
  * `LlmClient.complete` reports stream chunks through a synchronous callback, while the loop consumes
- * an async stream of events; a small queue joins the two, so chunks come out in order while the
+ * a stream of events; a small queue joins the two, so chunks come out in order while the
  * call is still running. Recoverable errors are retried up to `maxRetries` times with exponential
  * back-off and jitter from the injected seeded `Random`, or after the server's `Retry-After` (capped
  * at `maxRetryAfterMs`); waits go through the injected `Clock`, so a replay (or a test on a
@@ -13,6 +13,7 @@ import type { Clock, Random } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
 import type { LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import type { RunEventInput } from '../core/events.js';
+import { run, wait, type Co } from '../core/coroutine.js';
 
 /** What the provider runner yields: chunk, warning and error events, then one response event on success. */
 export type ProviderEvent = Extract<RunEventInput, { type: 'llm_chunk' | 'llm_error' | 'llm_response' | 'warning' }>;
@@ -79,11 +80,20 @@ export function backoffDelay(
  * `llm_response` on success; returns the outcome. An error that is not an `LlmError` (a tape that ran
  * out, a bug) and an abort are thrown, after the events already produced have been yielded.
  */
-export async function* runProviderCall(
+export function runProviderCall(
   request: LlmRequest,
   position: ProviderCallPosition,
   options: ProviderRunnerOptions,
 ): AsyncGenerator<ProviderEvent, ProviderOutcome, void> {
+  return run(providerCall(request, position, options));
+}
+
+/** `runProviderCall` as a coroutine, for the loop. */
+export function* providerCall(
+  request: LlmRequest,
+  position: ProviderCallPosition,
+  options: ProviderRunnerOptions,
+): Co<ProviderEvent, ProviderOutcome> {
   const { clock, random, signal } = options;
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
     throw new RangeError(`maxRetries must be a non-negative integer, got ${options.maxRetries}`);
@@ -107,14 +117,14 @@ export async function* runProviderCall(
     if (error.status !== undefined) event.status = error.status;
     // Kept so a replay can hand the runner the same error and it takes the same path (no jitter).
     if (error.retryAfterMs !== undefined) event.retryAfterMs = error.retryAfterMs;
-    const wait = retry ? retryDelay(error, attempt, options, random) : undefined;
+    const delay = retry ? retryDelay(error, attempt, options, random) : undefined;
     // A wait the run's time limit would cut short is not begun: the run is out of time now.
-    const outOfTime = wait !== undefined && options.timeLeft !== undefined && wait > options.timeLeft();
-    if (wait !== undefined && !outOfTime) event.retryInMs = wait;
+    const outOfTime = delay !== undefined && options.timeLeft !== undefined && delay > options.timeLeft();
+    if (delay !== undefined && !outOfTime) event.retryInMs = delay;
     yield event;
-    if (outOfTime) return { ok: false, error, attempts: attempt + 1, outOfTimeWaitMs: wait };
+    if (outOfTime) return { ok: false, error, attempts: attempt + 1, outOfTimeWaitMs: delay };
     if (event.retryInMs === undefined) return { ok: false, error, attempts: attempt + 1 };
-    await clock.sleep(event.retryInMs, signal);
+    yield* wait(clock.sleep(event.retryInMs, signal));
   }
 }
 
@@ -128,11 +138,11 @@ function retryDelay(error: LlmError, attempt: number, options: ProviderRunnerOpt
 type Settled = { ok: true; response: LlmResponse } | { ok: false; error: unknown };
 
 /** One attempt: start the call, yield its chunk/warning events as they arrive, return how it settled. */
-async function* attemptOnce(
+function* attemptOnce(
   request: LlmRequest,
   options: ProviderRunnerOptions,
   tag: { step: number; iteration: number; attempt: number },
-): AsyncGenerator<ProviderEvent, Settled, void> {
+): Co<ProviderEvent, Settled> {
   const queue: ProviderEvent[] = [];
   let settled: Settled | undefined;
   let wake: (() => void) | undefined;
@@ -196,9 +206,9 @@ async function* attemptOnce(
         event = queue.shift();
       }
       if (settled !== undefined) return settled;
-      await new Promise<void>((resolve) => {
+      yield* wait(new Promise<void>((resolve) => {
         wake = resolve;
-      });
+      }));
     }
   } finally {
     if (controller !== undefined) outer?.removeEventListener('abort', onAbort);

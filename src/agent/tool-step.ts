@@ -4,10 +4,11 @@
  * aborted (Ctrl-C, the run's time limit) the call in flight is stopped, its result is reported, and
  * the rest of the step's calls are not started.
  */
+import { nextOf, type Co } from '../core/coroutine.js';
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
-import { parseToolCall, runToolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
+import { parseToolCall, toolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
 import type { ToolHost } from './tool-host.js';
 
 /** What one step's tool calls need from the loop. */
@@ -35,17 +36,17 @@ export interface ToolStepResult {
   interrupted: boolean;
 }
 
-/** Run one step's tool calls through the guardrail pipeline, yielding their events. */
-export async function* runToolStep(
+/** Run one step's tool calls through the guardrail pipeline, yielding their events (a coroutine, core/coroutine.ts). */
+export function* runToolStep(
   calls: readonly ToolCall[],
   context: ToolStepContext,
-): AsyncGenerator<RunEventInput, ToolStepResult, void> {
+): Co<RunEventInput, ToolStepResult> {
   const { step, tools } = context;
   const signal = context.signal ?? new AbortController().signal;
   const durations = new Map<string, number>();
   const seen = context.redact === undefined ? calls : calls.map((call) => context.redact!(call));
   const real = new Map<ToolCall, ToolCall>(seen.map((call, i) => [call, calls[i] as ToolCall]));
-  const pipeline = runToolCalls(seen, {
+  const pipeline = toolCalls(seen, {
     lookup: (name) => tools.lookup(name),
     replay: context.replay,
     guard: context.guard,
@@ -60,36 +61,39 @@ export async function* runToolStep(
     },
   });
   let results = 0;
-  for (let next = await pipeline.next(); ; next = await pipeline.next()) {
-    if (next.done) return { halt: next.value.halt, results, interrupted: false };
-    const item = next.value;
-    switch (item.kind) {
-      case 'call':
-        yield { type: 'tool_call', step, callId: item.callId, tool: item.tool, arguments: item.call.function.arguments, key: item.key };
-        break;
-      case 'decision':
-        yield { type: 'guardrail', step, callId: item.callId, ...item.record };
-        break;
-      case 'result':
-        results++;
-        context.messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
-        yield {
-          type: 'tool_result',
-          step,
-          callId: item.callId,
-          tool: item.tool,
-          status: item.status,
-          output: item.output,
-          durationMs: durations.get(item.callId) ?? 0,
-        };
-        if (signal.aborted) {
-          await pipeline.return({ results: [], halt: null, stateChanged: false });
-          return { halt: null, results, interrupted: true };
-        }
-        break;
-      default:
-        // `execute`, `state_changed` and `end` carry nothing the events do not already say.
-        break;
+  try {
+    for (let next = yield* nextOf(pipeline); ; next = yield* nextOf(pipeline)) {
+      if (next.done) return { halt: next.value.halt, results, interrupted: false };
+      const item = next.value;
+      switch (item.kind) {
+        case 'call':
+          yield { type: 'tool_call', step, callId: item.callId, tool: item.tool, arguments: item.call.function.arguments, key: item.key };
+          break;
+        case 'decision':
+          yield { type: 'guardrail', step, callId: item.callId, ...item.record };
+          break;
+        case 'result':
+          results++;
+          context.messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
+          yield {
+            type: 'tool_result',
+            step,
+            callId: item.callId,
+            tool: item.tool,
+            status: item.status,
+            output: item.output,
+            durationMs: durations.get(item.callId) ?? 0,
+          };
+          // The rest of the step's calls are not started (the pipeline is ended below).
+          if (signal.aborted) return { halt: null, results, interrupted: true };
+          break;
+        default:
+          // `execute`, `state_changed` and `end` carry nothing the events do not already say.
+          break;
+      }
     }
+  } finally {
+    // Left early (the run was stopped, or an error): the pipeline's own clean-up runs too.
+    pipeline.return(undefined as never);
   }
 }

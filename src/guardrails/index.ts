@@ -21,7 +21,7 @@ export { evaluateBudget, type BudgetLimits, type BudgetUsage } from './budget-pr
 export { denyUnknownTools, type CallPolicy, type PolicyDecision } from './call-policy.js';
 export {
   withoutWarning,
-  runToolCalls, type ExecutorResult, type HaltReport, type PipelineItem, type StepToolOutcome, type ToolCallPipelineOptions,
+  runToolCalls, toolCalls, type ExecutorResult, type HaltReport, type PipelineItem, type StepToolOutcome, type ToolCallPipelineOptions,
   type ToolCallResult, type ToolExecutor,
 } from './tool-call-pipeline.js';
 export { GUARDRAIL_STATE_VERSION } from './state-codec.js';

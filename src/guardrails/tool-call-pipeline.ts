@@ -1,3 +1,4 @@
+import { run, wait, type Co } from '../core/coroutine.js';
 import type { DecisionRecord, Gate, Verdict } from '../core/decisions.js';
 import type { ToolCall } from '../core/messages.js';
 import type { ToolOutcomeStatus, ToolSpec } from '../core/tools.js';
@@ -86,10 +87,18 @@ export interface ToolCallPipelineOptions {
  * An executor that throws ends the generator with that error: the pipeline does not guess at what
  * a broken executor did.
  */
-export async function* runToolCalls(
+export function runToolCalls(
   calls: readonly ToolCall[],
   options: ToolCallPipelineOptions,
 ): AsyncGenerator<PipelineItem, StepToolOutcome, void> {
+  return run(toolCalls(calls, options));
+}
+
+/** `runToolCalls` as a coroutine (core/coroutine.ts), for the loop. */
+export function* toolCalls(
+  calls: readonly ToolCall[],
+  options: ToolCallPipelineOptions,
+): Co<PipelineItem, StepToolOutcome> {
   const { replay, guard } = options;
   const policies = toPolicyList(options.policy);
   const outcome: StepToolOutcome = { results: [], halt: null, stateChanged: false };
@@ -148,7 +157,7 @@ export async function* runToolCalls(
     // Other policies (unknown tool, replay's side-effect policy).
     let denial: string | undefined;
     for (const policy of policies) {
-      const verdict = await policy(call, args, resolved);
+      const verdict = yield* wait(policy(call, args, resolved));
       if (verdict === undefined) continue;
       const rule = verdict.rule ?? (verdict.verdict === 'allow' ? RULES.policyAllow : RULES.policyBlock);
       yield decide(callId, 'policy', verdict.verdict, rule, tool, key, verdict.reason);
@@ -165,7 +174,7 @@ export async function* runToolCalls(
 
     // 4. Execute, then record the outcome in both gates.
     yield { kind: 'execute', callId, tool, spec };
-    const result = await options.execute(call, args, spec);
+    const result = yield* wait(options.execute(call, args, spec));
     if (result.status === 'ok') replay.recordSuccess(tool, args, context);
     else if (result.status === 'timeout') replay.recordTimeout(tool, args, context);
     else replay.recordFailure(tool, args, context);

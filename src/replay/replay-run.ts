@@ -6,6 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
+import { settle, Wait } from '../core/coroutine.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
 import { recordedBy, replayHint } from '../core/run-meta.js';
@@ -15,7 +16,7 @@ import { runRedactor } from '../core/redact.js';
 import type { TerminalState } from '../core/states.js';
 import type { AgentConfig } from '../agent/config.js';
 import { checkConfig } from '../agent/config-file.js';
-import { runLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
+import { agentLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
 import { buildRegistry } from '../agent/tool-registry.js';
 import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from '../llm/tape-llm.js';
@@ -184,14 +185,17 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   let result: LoopResult | undefined;
   let stoppedByStrict = false;
   let lastStep = 0;
-  const loop = runLoop({ task, config }, deps);
+  // The loop is driven here directly (a coroutine): its events reach the comparator without a
+  // promise each, and only its real waits (the tape's model, tools, timers) are awaited.
+  const loop = agentLoop({ task, config }, deps);
   try {
-    for (let next = await loop.next(); ; next = await loop.next()) {
-      if (next.done) {
+    for (let next = loop.next(); ; next = loop.next()) {
+      while (next.done !== true && next.value instanceof Wait) next = await settle(loop, next.value);
+      if (next.done === true) {
         result = next.value;
         break;
       }
-      const event = next.value;
+      const event = next.value as RunEvent;
       state.step = event.step;
       lastStep = event.step;
       yield stamp(event);
@@ -216,7 +220,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     }
     if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
   } finally {
-    if (result === undefined) await loop.return(undefined as never);
+    if (result === undefined) loop.return(undefined as never);
     const made = ownWorkspace ? await workspace?.catch(() => undefined) : undefined;
     if (made !== undefined) await rm(made, { recursive: true, force: true });
   }

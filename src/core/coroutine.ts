@@ -1,0 +1,95 @@
+/**
+ * Coroutines: the loop's parts as plain (synchronous) generators that yield their events, and yield
+ * a `Wait` where they would `await`. A driver awaits the promise and resumes the generator with its
+ * value, or throws its error into it at that point, so `try`/`catch`/`finally` work as they would
+ * around an `await`.
+ *
+ * Why: a replay runs each event through several parts (provider runner, tool pipeline, step, loop,
+ * replay). As async generators, each part cost every event a handful of promises and microtasks,
+ * some 290 promises per replayed step, most of a long replay's time beyond reading the tape. As
+ * coroutines, a part hands an event to its caller with a plain function call, and only a real wait
+ * (a model call, a tool run, a timer) goes through a promise.
+ *
+ * How to write one:
+ * - `async function* f(): AsyncGenerator<E, R>` becomes `function* f(): Co<E, R>`;
+ * - `await x` becomes `yield* wait(x)` (typed; a value that is not a promise costs no wait at all);
+ * - delegation stays `yield* part(...)`; stepping through a part by hand, where `await part.next()`
+ *   was, is `yield* nextOf(part)`;
+ * - a `finally` must not wait: when a caller stops early, the part is ended with `return()`, which
+ *   runs its `finally` synchronously.
+ * `run(co)` turns a coroutine back into an async generator, for callers that want one.
+ */
+
+/** What a coroutine yields to wait for a promise; never an event. */
+export class Wait {
+  constructor(readonly promise: PromiseLike<unknown>) {}
+}
+
+/** A coroutine: yields events (`E`) and waits, returns `R`. */
+export type Co<E, R> = Generator<E | Wait, R, unknown>;
+
+/** `const value = yield* wait(x)`: the coroutine form of `await x`. */
+export function* wait<T>(value: T | PromiseLike<T>): Generator<Wait, T, unknown> {
+  if (!isPromiseLike(value)) return value;
+  return (yield new Wait(value)) as T;
+}
+
+/**
+ * The coroutine form of `await part.next()`: resumes `part` until it yields an event or returns,
+ * passing its waits on to the caller's driver.
+ */
+export function* nextOf<E, R>(part: Co<E, R>): Generator<Wait, IteratorResult<E, R>, unknown> {
+  let next = part.next();
+  while (next.done !== true && next.value instanceof Wait) {
+    let value: unknown;
+    try {
+      value = yield next.value;
+    } catch (error) {
+      next = part.throw(error);
+      continue;
+    }
+    next = part.next(value);
+  }
+  return next as IteratorResult<E, R>;
+}
+
+/**
+ * Resume `co` with what its wait gave: the awaited value, or its error thrown in at the wait.
+ * Used by drivers; `step` is `co`'s last result, a wait.
+ */
+export async function settle<E, R>(co: Co<E, R>, wanted: Wait): Promise<IteratorResult<E | Wait, R>> {
+  let value: unknown;
+  try {
+    value = await wanted.promise;
+  } catch (error) {
+    return co.throw(error);
+  }
+  return co.next(value);
+}
+
+/** Drive `co` as an async generator of its events. Ending it early (`return()`) ends `co` too. */
+export async function* run<E, R>(co: Co<E, R>): AsyncGenerator<E, R, void> {
+  let done = false;
+  try {
+    let next = co.next();
+    for (;;) {
+      if (next.done === true) {
+        done = true;
+        return next.value;
+      }
+      if (next.value instanceof Wait) {
+        next = await settle(co, next.value);
+        continue;
+      }
+      yield next.value;
+      next = co.next();
+    }
+  } finally {
+    // Left early (the caller's return(), or an error here): the coroutine's finally blocks run.
+    if (!done) co.return(undefined as R);
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
