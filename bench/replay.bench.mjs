@@ -9,6 +9,12 @@
 // it: `node bin/agentctl.js replay <tape> --no-save --quiet`, timed from spawn to exit, peak RSS from
 // /usr/bin/time -v when there is one.
 //
+// Interleaved with it, per size: the same run replayed from the store, with `--json`, the parse
+// floor (a process that reads and JSON.parses every line), and the tape reader alone (the events
+// read and checked as a replay reads them, nothing run). Per-step costs are the slopes between the
+// two largest sizes, as ratios to the floor's slope (issue 12's targets); the reader's share says
+// how much of a replayed step is reading the tape and how much is the loop and the comparison.
+//
 // Generation is time-boxed (BENCH_REPLAY_MAX_GEN_S, default 90 s): a size that the loop cannot even
 // record in that time is reported as not measured, with a projection from the sizes that were.
 //
@@ -37,6 +43,15 @@ const TARGET_STEPS = 10_000;
 const PARSE_FLOOR =
   "const rl = require('node:readline').createInterface({ input: require('node:fs').createReadStream(process.argv[1]), crlfDelay: Infinity });" +
   " rl.on('line', (line) => { if (line !== '') JSON.parse(line); });";
+
+/**
+ * The tape reader alone (argv[1]: the tape): what a file replay reads its events through — lines,
+ * JSON.parse, each event's check and the whole tape's checks (request hashes, order, end) — and
+ * nothing else. What the replay costs beyond it is the loop and the comparison.
+ */
+const READER =
+  `import(${JSON.stringify(new URL('../dist/tape/tape-file.js', import.meta.url).href)}).then(async ({ openTapeFile }) => {` +
+  ' const tape = await openTapeFile(process.argv[1]); for await (const batch of tape.batches()) void batch; });';
 
 /** The scripted model: step k asks for line k of a source file; after `steps` steps it answers. */
 function scriptedLlm(steps) {
@@ -210,9 +225,13 @@ async function main() {
       const storeRuns = [];
       const floorRuns = [];
       const jsonRuns = [];
+      const readerRuns = [];
       for (let i = 0; i < more; i++) {
         storeRuns.push((await timed([BIN, '--store', store, 'replay', runId, '--no-save', '--quiet'])).ms);
         floorRuns.push((await timed(['-e', PARSE_FLOOR, tape])).ms);
+        const reader = await timed(['--input-type=module', '-e', READER, tape]);
+        if (reader.code !== 0) throw new Error(`the tape reader on ${steps} steps: exit ${reader.code}\n${reader.stderr}`);
+        readerRuns.push(reader.ms);
         // Every event as NDJSON, written to /dev/null (the bench process does not read it).
         const json = await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true });
         if (json.code !== 0) throw new Error(`--json replay of ${steps} steps: exit ${json.code}\n${json.stderr}`);
@@ -221,11 +240,11 @@ async function main() {
       const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       const row = {
         steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, replayMs: mid.ms, replayMinMs: runs[0].ms, rssMB: mid.rssMB,
-        storeMs: median(storeRuns), floorMs: median(floorRuns), jsonMs: median(jsonRuns),
+        storeMs: median(storeRuns), floorMs: median(floorRuns), jsonMs: median(jsonRuns), readerMs: median(readerRuns),
       };
       rows.push(row);
       console.log(
-        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), from the store ${fmt(row.storeMs)} ms, --json ${fmt(row.jsonMs)} ms, parse floor ${fmt(row.floorMs)} ms, ` +
+        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), from the store ${fmt(row.storeMs)} ms, --json ${fmt(row.jsonMs)} ms, parse floor ${fmt(row.floorMs)} ms, tape reader ${fmt(row.readerMs)} ms, ` +
           `peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
       );
       await rm(store, { recursive: true, force: true });
@@ -239,6 +258,7 @@ async function main() {
   const results = measured.map((r) => ({
     name: `${r.steps} steps`, value: Math.round(r.replayMs), steps: r.steps, rssMB: r.rssMB === null ? null : Number(r.rssMB.toFixed(1)),
     tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)), storeMs: Math.round(r.storeMs), jsonMs: Math.round(r.jsonMs), parseFloorMs: Math.round(r.floorMs),
+    readerMs: Math.round(r.readerMs),
   }));
   const ratios = [];
   if (measured.length >= 2) {
@@ -246,15 +266,20 @@ async function main() {
     // slope of the parse floor measured in the same run (issue 12: ≤ 3×; store no slower than file).
     const [a, b] = measured.slice(-2);
     const slope = (key) => ((b[key] - a[key]) / (b.steps - a.steps)) * 1000;
-    const [replay, store, json, floor] = [slope('replayMs'), slope('storeMs'), slope('jsonMs'), slope('floorMs')];
+    const [replay, store, json, floor, reader] = [slope('replayMs'), slope('storeMs'), slope('jsonMs'), slope('floorMs'), slope('readerMs')];
     console.log(
       `  per step (${fmt(a.steps)} → ${fmt(b.steps)}): replay ${fmt(replay, 1)} µs, from the store ${fmt(store, 1)} µs, --json ${fmt(json, 1)} µs, parse floor ${fmt(floor, 1)} µs → ` +
         `replay ${fmt(replay / floor, 2)}× the floor (target ≤ 3×), --json ${fmt(json / floor, 2)}× (target ≤ 4×), store/file ${fmt(store / replay, 2)}`,
+    );
+    console.log(
+      `  of a replay's step: the tape reader (lines, parse, checks) ${fmt(reader, 1)} µs = ${fmt(reader / floor, 2)}× the floor; ` +
+        `the loop and the comparison the other ${fmt(replay - reader, 1)} µs = ${fmt((replay - reader) / floor, 2)}×`,
     );
     ratios.push(
       { name: 'replay / parse floor', value: Number((replay / floor).toFixed(2)), target: 3, replayUsPerStep: Number(replay.toFixed(1)), floorUsPerStep: Number(floor.toFixed(1)) },
       { name: 'replay --json / parse floor', value: Number((json / floor).toFixed(2)), target: 4, jsonUsPerStep: Number(json.toFixed(1)) },
       { name: 'store replay / file replay', value: Number((store / replay).toFixed(2)), target: 1, storeUsPerStep: Number(store.toFixed(1)) },
+      { name: 'tape reader / parse floor (context)', value: Number((reader / floor).toFixed(2)), readerUsPerStep: Number(reader.toFixed(1)) },
     );
   }
   const atTarget = measured.find((r) => r.steps === TARGET_STEPS);
