@@ -36,4 +36,23 @@ describe('stopping the loop', () => {
     await loop.return(undefined as never);
     expect(seenSignal?.aborted).toBe(true);
   });
+
+  it('an error thrown into the loop lands where it was, so the loop can end the run its own way', async () => {
+    const llm: LlmClient = {
+      complete: (_request, call = {}) => {
+        call.onChunk?.({ index: 0, offsetMs: 0, content: 'partial', finished: false });
+        return new Promise<LlmResponse>(() => undefined);
+      },
+    };
+    const cancel = new AbortController();
+    const loop = runLoop({ task: 'stream something', config }, { llm, tools: noTools, clock: new ManualClock(), random: seededRandom(3), signal: cancel.signal });
+    for (let next = await loop.next(); ; next = await loop.next()) {
+      if (next.done === true) throw new Error('the loop ended on its own');
+      if (next.value.type === 'llm_chunk') break;
+    }
+    cancel.abort();
+    // The model call's handler sees the cancellation and ends the run CANCELLED, as it would had the call thrown.
+    const next = await loop.throw(new Error('the consumer gave up'));
+    expect(next).toMatchObject({ done: false, value: { type: 'state', to: 'CANCELLED' } });
+  });
 });

@@ -7,7 +7,7 @@
  * too: at the deadline the clock's timer aborts whatever is in flight, and the run ends TIMED_OUT.
  */
 import type { Clock, Random } from '../core/clock.js';
-import { nextOf, run, wait, type Co } from '../core/coroutine.js';
+import { abandon, nextOf, run, wait, type Co } from '../core/coroutine.js';
 import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
@@ -96,7 +96,7 @@ function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadlin
       }
     } finally {
       // Left early (the run was stopped): the part's own clean-up runs too.
-      part.return(undefined as never);
+      abandon(part);
     }
   }
   const transition = (to: AgentState, reason: string): RunEvent => {

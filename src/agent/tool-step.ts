@@ -4,7 +4,7 @@
  * aborted (Ctrl-C, the run's time limit) the call in flight is stopped, its result is reported, and
  * the rest of the step's calls are not started.
  */
-import { nextOf, type Co } from '../core/coroutine.js';
+import { abandon, nextOf, type Co } from '../core/coroutine.js';
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
@@ -94,6 +94,6 @@ export function* runToolStep(
     }
   } finally {
     // Left early (the run was stopped, or an error): the pipeline's own clean-up runs too.
-    pipeline.return(undefined as never);
+    abandon(pipeline);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextOf, run, wait, Wait, type Co } from './coroutine.js';
+import { abandon, nextOf, run, wait, Wait, type Co } from './coroutine.js';
 
 /** Drive a coroutine to the end by hand: its events, and what it returned. */
 async function drain<E, R>(co: AsyncGenerator<E, R, void>): Promise<{ events: E[]; value: R }> {
@@ -103,6 +103,48 @@ describe('coroutines', () => {
     expect(await gen.next()).toEqual({ done: false, value: 'inner' });
     await gen.return(undefined);
     expect(cleaned).toEqual(['inner', 'outer']);
+  });
+
+  it('an error thrown into run() reaches the coroutine at the event it was given, where it may catch it', async () => {
+    function* part(): Co<string, string> {
+      try {
+        yield 'waiting to be told';
+        return 'not told';
+      } catch (error) {
+        yield `told: ${(error as Error).message}`;
+        return 'handled';
+      }
+    }
+    const gen = run(part());
+    expect(await gen.next()).toEqual({ done: false, value: 'waiting to be told' });
+    expect(await gen.throw(new Error('stop that'))).toEqual({ done: false, value: 'told: stop that' });
+    expect(await gen.next()).toEqual({ done: true, value: 'handled' });
+  });
+
+  it('abandon() runs the finally blocks, and refuses a finally that yields instead of leaving it half-stopped', () => {
+    const cleaned: string[] = [];
+    function* tidy(): Co<string, void> {
+      try {
+        yield 'a';
+      } finally {
+        cleaned.push('tidy');
+      }
+    }
+    const ok = tidy();
+    ok.next();
+    abandon(ok);
+    expect(cleaned).toEqual(['tidy']);
+
+    function* untidy(): Co<string, void> {
+      try {
+        yield 'a';
+      } finally {
+        yield* wait(Promise.resolve());
+      }
+    }
+    const bad = untidy();
+    bad.next();
+    expect(() => abandon(bad)).toThrow(/finally blocks must not wait or yield/);
   });
 
   it('a thenable that is not a Promise is waited for too', async () => {

@@ -14,10 +14,12 @@
  * - `async function* f(): AsyncGenerator<E, R>` becomes `function* f(): Co<E, R>`;
  * - `await x` becomes `yield* wait(x)` (typed; a value that is not a promise costs no wait at all);
  * - delegation stays `yield* part(...)`; stepping through a part by hand, where `await part.next()`
- *   was, is `yield* nextOf(part)`;
- * - a `finally` must not wait: when a caller stops early, the part is ended with `return()`, which
- *   runs its `finally` synchronously.
- * `run(co)` turns a coroutine back into an async generator, for callers that want one.
+ *   was, is `yield* nextOf(part)`, and then the caller ends the part in its own `finally`
+ *   (`abandon(part)`): a caller stopped early does not stop a part it steps by hand;
+ * - a `finally` must not wait or yield: when a caller stops early, the part is ended with
+ *   `abandon()`, which runs its `finally` synchronously (and throws if it yields).
+ * `run(co)` turns a coroutine back into an async generator, for callers that want one: its
+ * `next()`, `return()` and `throw()` reach the coroutine as they would an async generator.
  */
 
 /** What a coroutine yields to wait for a promise; never an event. */
@@ -54,6 +56,14 @@ export function* nextOf<E, R>(part: Co<E, R>): Generator<Wait, IteratorResult<E,
 }
 
 /**
+ * End `co` early: its `finally` blocks run, now. One that yields (a wait, an event) breaks the rule
+ * above; it is an error rather than a coroutine left half-stopped.
+ */
+export function abandon<E, R>(co: Co<E, R>): void {
+  if (co.return(undefined as R).done !== true) throw new Error('a coroutine yielded while being stopped: its finally blocks must not wait or yield');
+}
+
+/**
  * Resume `co` with what its wait gave: the awaited value, or its error thrown in at the wait.
  * Used by drivers; `step` is `co`'s last result, a wait.
  */
@@ -67,7 +77,10 @@ export async function settle<E, R>(co: Co<E, R>, wanted: Wait): Promise<Iterator
   return co.next(value);
 }
 
-/** Drive `co` as an async generator of its events. Ending it early (`return()`) ends `co` too. */
+/**
+ * Drive `co` as an async generator of its events. Ending it early (`return()`) ends `co` too; an
+ * error thrown in (`throw()`) is thrown into `co` at the event it was given, where it may catch it.
+ */
 export async function* run<E, R>(co: Co<E, R>): AsyncGenerator<E, R, void> {
   let done = false;
   try {
@@ -81,12 +94,17 @@ export async function* run<E, R>(co: Co<E, R>): AsyncGenerator<E, R, void> {
         next = await settle(co, next.value);
         continue;
       }
-      yield next.value;
+      try {
+        yield next.value;
+      } catch (error) {
+        next = co.throw(error);
+        continue;
+      }
       next = co.next();
     }
   } finally {
-    // Left early (the caller's return(), or an error here): the coroutine's finally blocks run.
-    if (!done) co.return(undefined as R);
+    // Left early (the caller's return(), or an error out of co): the coroutine's finally blocks run.
+    if (!done) abandon(co);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
-import { settle, Wait } from '../core/coroutine.js';
+import { abandon, settle, Wait } from '../core/coroutine.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
 import { recordedBy, replayHint } from '../core/run-meta.js';
@@ -220,7 +220,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
     }
     if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
   } finally {
-    if (result === undefined) loop.return(undefined as never);
+    if (result === undefined) abandon(loop);
     const made = ownWorkspace ? await workspace?.catch(() => undefined) : undefined;
     if (made !== undefined) await rm(made, { recursive: true, force: true });
   }

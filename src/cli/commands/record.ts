@@ -77,14 +77,19 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
           onCancel: sigint.cancel,
         });
         const loop = runLoop({ task: options.task, config }, prepared.deps);
-        for (let next = await loop.next(); ; next = await loop.next()) {
-          if (next.done) {
-            result = next.value;
-            break;
+        try {
+          for (let next = await loop.next(); ; next = await loop.next()) {
+            if (next.done) {
+              result = next.value;
+              break;
+            }
+            // Written (durably, for responses) before the loop is resumed to act on the event.
+            await recorder.write(next.value);
+            display.event(next.value);
           }
-          // Written (durably, for responses) before the loop is resumed to act on the event.
-          await recorder.write(next.value);
-          display.event(next.value);
+        } finally {
+          // A write or the display failed: the loop is ended too (its model call in flight aborted, its deadline timer cleared).
+          if (result === undefined) await loop.return(undefined as never);
         }
       } catch (error) {
         await display?.dispose();
