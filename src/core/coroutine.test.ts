@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abandon, nextOf, run, wait, Wait, type Co } from './coroutine.js';
+import { abandon, drive, nextOf, run, wait, Wait, type Co } from './coroutine.js';
 
 /** Drive a coroutine to the end by hand: its events, and what it returned. */
 async function drain<E, R>(co: AsyncGenerator<E, R, void>): Promise<{ events: E[]; value: R }> {
@@ -145,6 +145,39 @@ describe('coroutines', () => {
     const bad = untidy();
     bad.next();
     expect(() => abandon(bad)).toThrow(/finally blocks must not wait or yield/);
+  });
+
+  it('drive() hands each event to the callback, awaits a promise it returns before going on, and returns the result', async () => {
+    const log: string[] = [];
+    function* part(): Co<string, string> {
+      yield 'a';
+      log.push('resumed after a');
+      const v = yield* wait(Promise.resolve('b'));
+      yield v;
+      return 'end';
+    }
+    const result = await drive(part(), (event) => {
+      log.push(`got ${event}`);
+      return event === 'a' ? new Promise<void>((resolve) => setTimeout(() => (log.push('a handled'), resolve()), 1)) : undefined;
+    });
+    expect(result).toBe('end');
+    expect(log).toEqual(['got a', 'a handled', 'resumed after a', 'got b']);
+  });
+
+  it('drive(): a callback that fails ends the coroutine (its finally runs) and the error comes out', async () => {
+    const cleaned: string[] = [];
+    function* part(): Co<string, void> {
+      try {
+        yield 'a';
+        yield 'b';
+      } finally {
+        cleaned.push('part');
+      }
+    }
+    await expect(drive(part(), (event) => {
+      if (event === 'a') throw new Error('display broke');
+    })).rejects.toThrow('display broke');
+    expect(cleaned).toEqual(['part']);
   });
 
   it('a thenable that is not a Promise is waited for too', async () => {

@@ -20,6 +20,8 @@
  *   `abandon()`, which runs its `finally` synchronously (and throws if it yields).
  * `run(co)` turns a coroutine back into an async generator, for callers that want one: its
  * `next()`, `return()` and `throw()` reach the coroutine as they would an async generator.
+ * `drive(co, onEvent)` runs it to the end with a callback per event, for callers that take each
+ * event as it comes (the CLI's replay, `ci`): then no event costs a promise at all.
  */
 
 /** What a coroutine yields to wait for a promise; never an event. */
@@ -104,6 +106,33 @@ export async function* run<E, R>(co: Co<E, R>): AsyncGenerator<E, R, void> {
     }
   } finally {
     // Left early (the caller's return(), or an error out of co): the coroutine's finally blocks run.
+    if (!done) abandon(co);
+  }
+}
+
+/**
+ * Drive `co` to its end, handing each event to `onEvent` with a plain call: no promise per event
+ * unless `onEvent` returns one, which is awaited before `co` goes on. An error out of `onEvent`
+ * ends `co` (its finally blocks run) and is thrown from here.
+ */
+export async function drive<E, R>(co: Co<E, R>, onEvent: (event: E) => void | PromiseLike<void>): Promise<R> {
+  let done = false;
+  try {
+    let next = co.next();
+    for (;;) {
+      if (next.done === true) {
+        done = true;
+        return next.value;
+      }
+      if (next.value instanceof Wait) {
+        next = await settle(co, next.value);
+        continue;
+      }
+      const handled = onEvent(next.value);
+      if (handled !== undefined) await handled;
+      next = co.next();
+    }
+  } finally {
     if (!done) abandon(co);
   }
 }

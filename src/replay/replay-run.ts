@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
-import { abandon, settle, Wait } from '../core/coroutine.js';
+import { abandon, drive, nextOf, run, wait, type Co } from '../core/coroutine.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
 import { recordedBy, replayHint } from '../core/run-meta.js';
@@ -98,7 +98,44 @@ async function recordedConfig(value: unknown, label: string): Promise<AgentConfi
   }
 }
 
+/** Replay a run, yielding the replay's events (the loop's, renumbered, and divergences); returns the verdict. */
 export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEvent, ReplayResult, void> {
+  const own = new OwnWorkspace();
+  try {
+    return yield* run(replaying(options, own));
+  } finally {
+    await own.remove();
+  }
+}
+
+/**
+ * `replayRun` with a callback per event instead of an async generator: the events reach `onEvent`
+ * by a plain call (no promise each), which matters to a long replay. A promise `onEvent` returns is
+ * awaited before the replay goes on.
+ */
+export async function replayEach(options: ReplayOptions, onEvent: (event: RunEvent) => void | Promise<void>): Promise<ReplayResult> {
+  const own = new OwnWorkspace();
+  try {
+    return await drive(replaying(options, own), onEvent);
+  } finally {
+    await own.remove();
+  }
+}
+
+/** The replay's own temporary workspace: made when a tool first runs live, removed when the replay ends. */
+class OwnWorkspace {
+  private made: Promise<string> | undefined;
+
+  readonly get = (): Promise<string> => (this.made ??= createWorkspace());
+
+  async remove(): Promise<void> {
+    const dir = await this.made?.catch(() => undefined);
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The replay itself, as a coroutine (core/coroutine.ts): the loop driven directly, each event compared as it comes. */
+function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, ReplayResult> {
   const { source } = options;
   const by = recordedBy(source.meta);
   if (by !== 'cli') {
@@ -107,7 +144,7 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
       hint: replayHint(source.meta, by),
     });
   }
-  const config = await replayConfig(source, options);
+  const config = yield* wait(replayConfig(source, options));
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
   if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
@@ -142,10 +179,12 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
 
   // A workspace the user named is checked now; our own temporary one is made only when a tool first
   // runs live — a replay served from its tape (every `ci` replay, most others) never needs one.
-  const ownWorkspace = options.workspace === undefined;
-  let workspace: Promise<string> | undefined = ownWorkspace ? undefined : Promise.resolve(await createWorkspace(options.workspace));
-  const workspaceNow = (): Promise<string> => (workspace ??= createWorkspace());
-  const registry = await buildRegistry(config, options.configDir ?? process.cwd());
+  let workspaceNow = own.get;
+  if (options.workspace !== undefined) {
+    const named = Promise.resolve(yield* wait(createWorkspace(options.workspace)));
+    workspaceNow = () => named;
+  }
+  const registry = yield* wait(buildRegistry(config, options.configDir ?? process.cwd()));
   const tools = replayToolHost({
     live: liveToolHost(registry, { workspace: workspaceNow, clock }),
     recorded,
@@ -186,30 +225,27 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
   let stoppedByStrict = false;
   let lastStep = 0;
   // The loop is driven here directly (a coroutine): its events reach the comparator without a
-  // promise each, and only its real waits (the tape's model, tools, timers) are awaited.
+  // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
   const loop = agentLoop({ task, config }, deps);
   try {
-    for (let next = loop.next(); ; next = loop.next()) {
-      while (next.done !== true && next.value instanceof Wait) next = await settle(loop, next.value);
+    for (let next = yield* nextOf(loop); ; next = yield* nextOf(loop)) {
       if (next.done === true) {
         result = next.value;
         break;
       }
-      const event = next.value as RunEvent;
+      const event = next.value;
       state.step = event.step;
       lastStep = event.step;
       yield stamp(event);
       // Mostly answered at once (the step's recorded events are in hand): no await, no microtask.
-      const observed = comparator.observe(event);
-      for (const divergence of Array.isArray(observed) ? observed : await observed) {
+      for (const divergence of yield* wait(comparator.observe(event))) {
         yield divergenceEvent(divergence, event.t);
         if (options.strict && !divergence.expected && divergence.kind !== 'resync') stoppedByStrict = true;
       }
       if (stoppedByStrict) break;
       // Before the loop goes on: take the time the tape recorded for what comes next, and if the
       // user cancelled the recording there, cancel the replay there too.
-      const peeked = comparator.peek();
-      const upcoming = peeked instanceof Promise ? await peeked : peeked;
+      const upcoming = yield* wait(comparator.peek());
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
         // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock
@@ -218,11 +254,9 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
         clock.follow(upcoming.t);
       }
     }
-    if (!stoppedByStrict) for (const divergence of await comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
+    if (!stoppedByStrict) for (const divergence of yield* wait(comparator.finish(lastStep))) yield divergenceEvent(divergence, clockT(clock));
   } finally {
     if (result === undefined) abandon(loop);
-    const made = ownWorkspace ? await workspace?.catch(() => undefined) : undefined;
-    if (made !== undefined) await rm(made, { recursive: true, force: true });
   }
 
   const first = comparator.first;

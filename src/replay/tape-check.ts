@@ -13,7 +13,7 @@ import type { RunMeta } from '../core/run-meta.js';
 import { openTapeFile } from '../tape/tape-file.js';
 import type { CorpusTape } from './corpus.js';
 import { describeDecision, type DecisionSummary } from './decision-change.js';
-import { replayRun, type ReplayResult } from './replay-run.js';
+import { replayEach, type ReplayResult } from './replay-run.js';
 
 export type TapeOutcome = 'pass' | 'drift' | 'exhausted' | 'invalid' | 'error' | 'changed';
 
@@ -87,7 +87,8 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
     meta = file.meta;
     const name = meta.name ?? meta.task;
     const whatIf = (options.overrides?.length ?? 0) > 0;
-    const replay = replayRun({
+    let firstChange: WhatIf['firstChange'] = null;
+    const result = await replayEach({
       // A batch at a time, as `agentctl replay` reads a tape file (one async step per batch, not per event).
       source: { meta, label: tape.relativePath, events: () => file.events(), batches: () => file.batches() },
       fallback: 'error',
@@ -95,19 +96,10 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
       strict: !whatIf && (options.strict ?? true),
       ...(whatIf ? { overrides: options.overrides } : {}),
       ...(options.config === undefined ? {} : { config: options.config, configDir: options.configDir ?? process.cwd() }),
-    });
-    let firstChange: WhatIf['firstChange'] = null;
-    let result: ReplayResult;
-    for (;;) {
-      const next = await replay.next();
-      if (next.done) {
-        result = next.value;
-        break;
-      }
-      const event = next.value;
+    }, (event) => {
       options.onEvent?.(event);
       if (firstChange === null && event.type === 'divergence' && event.kind === 'decision') firstChange = changeOf(event);
-    }
+    });
     const base = { name, meta };
     if (whatIf) return { ...done({ ...base, ...whatIfOutcome(meta, result, firstChange) }), replay: result };
     if (result.verdict === 'exhausted' && !endsWhereRecordingStopped(meta, result)) {

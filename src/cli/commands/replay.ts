@@ -7,10 +7,11 @@
 import { resolve } from 'node:path';
 import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import type { LlmClient } from '../../core/llm.js';
+import type { RunEvent } from '../../core/events.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
 import { loadPatches } from '../../replay/patch-values.js';
-import { replayRun, type ReplayResult } from '../../replay/replay-run.js';
+import { replayEach, type ReplayOptions, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import type { RunRecorder } from '../../tape/run-recorder.js';
 import { isTapePath } from '../../tape/tape-file.js';
@@ -67,7 +68,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       const client = (): LlmClient => new OpenAiLlm({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
       liveLlm = options.model === undefined ? client : () => withModel(client(), options.model as string);
     }
-    const replay = replayRun({
+    const replayOptions: ReplayOptions = {
       source,
       patches,
       fallback: options.fallback,
@@ -81,7 +82,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       ...(speed === undefined ? {} : { speed }),
       ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
       ...(options.redact === undefined ? {} : { redact: options.redact }),
-    });
+    };
 
     // Saving: the first event tells us the effective config; the recorder starts lazily.
     const redact = runRedactor({ patterns: options.redact ?? [] });
@@ -100,13 +101,9 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
         redact,
         onCancel: sigint.cancel,
       });
-      for (let next = await replay.next(); ; next = await replay.next()) {
-        if (next.done) {
-          result = next.value;
-          break;
-        }
-        const event = next.value;
-        if (options.save && recorder === undefined && event.type === 'run_start') {
+      const shown = display;
+      const saveAndShow = async (event: RunEvent): Promise<void> => {
+        if (recorder === undefined && event.type === 'run_start') {
           const { RunRecorder } = await import('../../tape/run-recorder.js');
           recorder = await RunRecorder.start(
             await storeNow(),
@@ -123,10 +120,12 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
             redact,
           );
         }
-        // Not `await recorder?.write(…)`: without a recorder that still costs a turn of the microtask queue per event.
-        if (recorder !== undefined) await recorder.write(event);
-        display.event(event);
-      }
+        await recorder?.write(event);
+        shown.event(event);
+      };
+      // Each event is saved (when saving) before the replay goes on, then shown. Without saving
+      // nothing here waits, so no event costs a promise.
+      result = await replayEach(replayOptions, options.save ? saveAndShow : (event) => shown.event(event));
     } catch (error) {
       await display?.dispose();
       throw error;
