@@ -5,10 +5,10 @@
 //
 // Bundled: our code and the pure-JS dependencies (commander, zod, ulid, chalk, the LevelDB stack
 // `level` → `classic-level` → `abstract-level` …). Left as plain imports: classic-level's native
-// binding loader (see levelNativeBinding below), the terminal UI (ink, react: loaded only when the
-// UI opens) and the OpenAI SDK (a peer dependency, loaded only for live calls). Every output file
-// sits in the one directory, so `new URL('../../package.json', import.meta.url)` in the CLI finds
-// package.json from any of them, as it does from dist/cli/.
+// addon (found by src/tape/level-binding.ts, see levelNativeBinding below), the terminal UI (ink,
+// react: loaded only when the UI opens) and the OpenAI SDK (a peer dependency, loaded only for live
+// calls). Every output file sits in the one directory, so `new URL('../../package.json',
+// import.meta.url)` in the CLI finds package.json from any of them, as it does from dist/cli/.
 import { build } from 'esbuild';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -36,11 +36,11 @@ const zodEnglishOnly = {
 
 /**
  * The LevelDB stack is some 40 small CommonJS files; bundled, opening the store reads one chunk
- * instead (issue 12: `agentctl show`). Only classic-level's `./binding` is still loaded from
- * node_modules: node-gyp-build finds the native addon (prebuilds/…) relative to classic-level's own
- * package directory, which a bundled copy would not have. It is required the way Node would find it
- * unbundled — from the `level` package, whose dependency classic-level is — so it is found wherever
- * npm put it (hoisted, or nested under level/node_modules).
+ * instead (issue 12: `agentctl show`). Only classic-level's native addon is still found in
+ * node_modules, relative to classic-level's own package directory (which a bundled copy would not
+ * have), the way Node would find it unbundled — from the `level` package, whose dependency
+ * classic-level is — so it is found wherever npm put it (hoisted, or nested under
+ * level/node_modules). src/tape/level-binding.ts says how.
  */
 const levelNativeBinding = {
   name: 'level-native-binding',
@@ -48,11 +48,12 @@ const levelNativeBinding = {
     b.onResolve({ filter: /^\.\/binding(\.js)?$/ }, (args) =>
       /[\\/]node_modules[\\/]classic-level[\\/]/.test(args.importer) ? { path: 'classic-level/binding.js', namespace: 'level-native-binding' } : undefined,
     );
+    // dist/tape/level-binding.js (src/tape/level-binding.ts) loads it: the addon classic-level ships
+    // for this platform directly when nothing could make node-gyp-build pick another, else through it.
     b.onLoad({ filter: /.*/, namespace: 'level-native-binding' }, () => ({
-      contents:
-        "const { createRequire } = require('node:module');\n" +
-        "module.exports = createRequire(require.resolve('level/package.json'))('classic-level/binding.js');\n",
+      contents: "module.exports = require('./level-binding.js').loadLevelBinding();\n",
       loader: 'js',
+      resolveDir: join(root, 'dist', 'tape'),
     }));
   },
 };

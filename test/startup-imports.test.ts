@@ -49,11 +49,13 @@ describe('start-up imports', () => {
       const result = await traced(TRACE, [BIN, ...args, '--store', store]);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr, args.join(' ')).toMatch(LEVEL);
-      // The pure-JS part of the stack is bundled (scripts/bundle-cli.mjs): from node_modules come
-      // only classic-level's native binding loader (found through level's package.json), not the
-      // ~40 small files of abstract-level and its helpers.
+      // The pure-JS part of the stack is bundled (scripts/bundle-cli.mjs): from node_modules comes
+      // only classic-level's native addon (found through level's package.json), not the ~40 small
+      // files of abstract-level and its helpers — nor, where classic-level holds just the addons it
+      // ships for this platform (as here), node-gyp-build (src/tape/level-binding.ts).
       expect(result.stderr, args.join(' ')).toMatch(/^PACKAGE-LOADED classic-level$/m);
       expect(result.stderr, args.join(' ')).not.toMatch(/^PACKAGE-LOADED (abstract-level|level-transcoder|level-supports|module-error|maybe-combine-errors)$/m);
+      expect(result.stderr, args.join(' ')).not.toMatch(/^PACKAGE-LOADED node-gyp-build$/m);
     }
   });
 });
