@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // No test (nor the binary it runs) remembers checked tape files in the user's cache; the tests
+    // of that cache give their own AGENTCTL_CACHE.
+    env: { AGENTCTL_CACHE: 'off' },
   },
 });

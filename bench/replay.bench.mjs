@@ -9,9 +9,11 @@
 // it: `node bin/agentctl.js replay <tape> --no-save --quiet`, timed from spawn to exit, peak RSS from
 // /usr/bin/time -v when there is one.
 //
-// Interleaved with it, per size: the same run replayed from the store, with `--json`, the parse
-// floor (a process that reads and JSON.parses every line), and the tape reader alone (the events
-// read and checked as a replay reads them, nothing run). Per-step costs are the slopes between the
+// Interleaved with it, per size: the same run replayed from the store, with `--json`, the tape file
+// replayed again once agentctl has checked it (its cache of checked tapes, AGENTCTL_CACHE, lets a
+// later read skip the checks; every other replay here runs with the cache off, so it checks every
+// line as a first read does), the parse floor (a process that reads and JSON.parses every line),
+// and the tape reader alone (the events read and checked as a replay reads them, nothing run). Per-step costs are the slopes between the
 // two largest sizes (the fastest run of each: the work is deterministic, slower runs are the
 // machine's noise), as ratios to the floor's slope (issue 12's targets); the reader's share says
 // how much of a replayed step is reading the tape and how much is the loop and the comparison.
@@ -139,12 +141,12 @@ export async function recordSyntheticTape(path, steps, { maxSeconds = Infinity, 
  * Run a command to completion: wall ms from spawn to exit, peak RSS (MB) when /usr/bin/time is there.
  * `discardStdout`: the command writes straight to /dev/null (for output too large to collect).
  */
-export function timed(args, { cwd = ROOT, discardStdout = false } = {}) {
+export function timed(args, { cwd = ROOT, discardStdout = false, env: extraEnv = {} } = {}) {
   const useTime = existsSync('/usr/bin/time');
   const [command, argv] = useTime ? ['/usr/bin/time', ['-v', process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const env = { ...process.env };
+    const env = { ...process.env, ...extraEnv };
     for (const key of Object.keys(env)) if (key.startsWith('OPENAI_')) delete env[key];
     const child = spawn(command, argv, { cwd, env, stdio: ['ignore', discardStdout ? openSync('/dev/null', 'w') : 'pipe', 'pipe'] });
     let stdout = '';
@@ -216,9 +218,14 @@ async function main() {
       // interleaved so that the machine's load hits them alike (the median is shown, the fastest
       // goes into the per-step slopes), or one round when a replay takes several seconds (noise is
       // small next to the figure then).
-      const warm = await timed([BIN, 'replay', tape, '--no-save', '--quiet']);
+      const cache = join(dir, `cache-${steps}`);
+      const firstRead = { env: { AGENTCTL_CACHE: 'off' } };
+      const checkedBefore = { env: { AGENTCTL_CACHE: cache } };
+      const warm = await timed([BIN, 'replay', tape, '--no-save', '--quiet'], checkedBefore);
       const rounds = warm.ms > 5000 ? 1 : 5;
       const runs = [];
+      const trustedRuns = [];
+      const trustedJsonRuns = [];
       const storeRuns = [];
       const floorRuns = [];
       const jsonRuns = [];
@@ -228,14 +235,16 @@ async function main() {
         return r;
       };
       for (let i = 0; i < rounds; i++) {
-        const replayed = succeeded('replay', await timed([BIN, 'replay', tape, '--no-save', '--quiet']));
+        const replayed = succeeded('replay', await timed([BIN, 'replay', tape, '--no-save', '--quiet'], firstRead));
         if (!replayed.stdout.includes('reproduced')) throw new Error(`replay of ${steps} steps did not reproduce its tape:\n${replayed.stdout}`);
         runs.push(replayed);
-        storeRuns.push(succeeded('store replay', await timed([BIN, '--store', store, 'replay', runId, '--no-save', '--quiet'])).ms);
+        storeRuns.push(succeeded('store replay', await timed([BIN, '--store', store, 'replay', runId, '--no-save', '--quiet'], firstRead)).ms);
+        trustedRuns.push(succeeded('replay of a checked tape', await timed([BIN, 'replay', tape, '--no-save', '--quiet'], checkedBefore)).ms);
         floorRuns.push((await timed(['-e', PARSE_FLOOR, tape])).ms);
         readerRuns.push(succeeded('the tape reader', await timed(['--input-type=module', '-e', READER, tape])).ms);
         // Every event as NDJSON, written to /dev/null (the bench process does not read it).
-        jsonRuns.push(succeeded('--json replay', await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true })).ms);
+        jsonRuns.push(succeeded('--json replay', await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true, ...firstRead })).ms);
+        trustedJsonRuns.push(succeeded('--json replay of a checked tape', await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true, ...checkedBefore })).ms);
       }
       runs.sort((a, b) => a.ms - b.ms);
       const mid = runs[Math.floor(runs.length / 2)];
@@ -243,16 +252,22 @@ async function main() {
       const row = {
         steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, replayMs: mid.ms, replayMinMs: runs[0].ms, rssMB: mid.rssMB,
         storeMs: median(storeRuns), floorMs: median(floorRuns), jsonMs: median(jsonRuns), readerMs: median(readerRuns),
+        trustedMs: median(trustedRuns), trustedJsonMs: median(trustedJsonRuns),
         // The fastest run of each, for the per-step slopes: the work is deterministic, so a slower
         // run is the shared machine's noise, which would otherwise decide the ratios.
-        fastest: { replayMs: runs[0].ms, storeMs: Math.min(...storeRuns), floorMs: Math.min(...floorRuns), jsonMs: Math.min(...jsonRuns), readerMs: Math.min(...readerRuns) },
+        fastest: {
+          replayMs: runs[0].ms, storeMs: Math.min(...storeRuns), floorMs: Math.min(...floorRuns), jsonMs: Math.min(...jsonRuns), readerMs: Math.min(...readerRuns),
+          trustedMs: Math.min(...trustedRuns), trustedJsonMs: Math.min(...trustedJsonRuns),
+        },
       };
       rows.push(row);
       console.log(
-        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), from the store ${fmt(row.storeMs)} ms, --json ${fmt(row.jsonMs)} ms, parse floor ${fmt(row.floorMs)} ms, tape reader ${fmt(row.readerMs)} ms, ` +
+        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), checked before ${fmt(row.trustedMs)} ms, from the store ${fmt(row.storeMs)} ms, ` +
+          `--json ${fmt(row.jsonMs)} ms (checked before ${fmt(row.trustedJsonMs)} ms), parse floor ${fmt(row.floorMs)} ms, tape reader ${fmt(row.readerMs)} ms, ` +
           `peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
       );
       await rm(store, { recursive: true, force: true });
+      await rm(cache, { recursive: true, force: true });
       await rm(tape, { force: true });
     }
   } finally {
@@ -263,7 +278,7 @@ async function main() {
   const results = measured.map((r) => ({
     name: `${r.steps} steps`, value: Math.round(r.replayMs), steps: r.steps, rssMB: r.rssMB === null ? null : Number(r.rssMB.toFixed(1)),
     tapeBytes: r.tapeBytes, events: r.events, recordSeconds: Number(r.genSeconds.toFixed(2)), storeMs: Math.round(r.storeMs), jsonMs: Math.round(r.jsonMs), parseFloorMs: Math.round(r.floorMs),
-    readerMs: Math.round(r.readerMs),
+    readerMs: Math.round(r.readerMs), checkedBeforeMs: Math.round(r.trustedMs), checkedBeforeJsonMs: Math.round(r.trustedJsonMs),
   }));
   const ratios = [];
   if (measured.length >= 2) {
@@ -272,9 +287,14 @@ async function main() {
     const [a, b] = measured.slice(-2);
     const slope = (key) => ((b.fastest[key] - a.fastest[key]) / (b.steps - a.steps)) * 1000;
     const [replay, store, json, floor, reader] = [slope('replayMs'), slope('storeMs'), slope('jsonMs'), slope('floorMs'), slope('readerMs')];
+    const [trusted, trustedJson] = [slope('trustedMs'), slope('trustedJsonMs')];
     console.log(
       `  per step (${fmt(a.steps)} → ${fmt(b.steps)}, fastest runs): replay ${fmt(replay, 1)} µs, from the store ${fmt(store, 1)} µs, --json ${fmt(json, 1)} µs, parse floor ${fmt(floor, 1)} µs → ` +
         `replay ${fmt(replay / floor, 2)}× the floor (target ≤ 3×), --json ${fmt(json / floor, 2)}× (target ≤ 4×), store/file ${fmt(store / replay, 2)}`,
+    );
+    console.log(
+      `  a tape checked before (its checks skipped, its bytes verified): replay ${fmt(trusted, 1)} µs = ${fmt(trusted / floor, 2)}× the floor, ` +
+        `--json ${fmt(trustedJson, 1)} µs = ${fmt(trustedJson / floor, 2)}×`,
     );
     console.log(
       `  of a replay's step: the tape reader (lines, parse, checks) ${fmt(reader, 1)} µs = ${fmt(reader / floor, 2)}× the floor; ` +
@@ -283,6 +303,8 @@ async function main() {
     ratios.push(
       { name: 'replay / parse floor', value: Number((replay / floor).toFixed(2)), target: 3, replayUsPerStep: Number(replay.toFixed(1)), floorUsPerStep: Number(floor.toFixed(1)) },
       { name: 'replay --json / parse floor', value: Number((json / floor).toFixed(2)), target: 4, jsonUsPerStep: Number(json.toFixed(1)) },
+      { name: 'replay of a tape checked before / parse floor', value: Number((trusted / floor).toFixed(2)), target: 3, replayUsPerStep: Number(trusted.toFixed(1)) },
+      { name: 'replay --json of a tape checked before / parse floor', value: Number((trustedJson / floor).toFixed(2)), target: 4, jsonUsPerStep: Number(trustedJson.toFixed(1)) },
       { name: 'store replay / file replay', value: Number((store / replay).toFixed(2)), target: 1, storeUsPerStep: Number(store.toFixed(1)) },
       { name: 'tape reader / parse floor (context)', value: Number((reader / floor).toFixed(2)), readerUsPerStep: Number(reader.toFixed(1)) },
     );

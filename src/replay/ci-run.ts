@@ -7,6 +7,7 @@ import type { AgentConfig } from '../agent/config.js';
 import type { RunEvent } from '../core/events.js';
 import type { CorpusTape } from './corpus.js';
 import { checkTape, type TapeResult } from './tape-check.js';
+import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { updatedTape, writeUpdatedTape } from './tape-update.js';
 
 export interface CiOptions {
@@ -21,6 +22,8 @@ export interface CiOptions {
   failOnChange?: boolean;
   /** Told after each tape (for progress). */
   onResult?: (result: CiResult, done: number, total: number) => void;
+  /** Tape files checked before, whose checks a read may skip (checked-tapes.ts). */
+  checked?: CheckedTapes | null;
 }
 
 export interface CiResult extends TapeResult {
@@ -74,6 +77,7 @@ async function checkOne(tape: CorpusTape, options: CiOptions): Promise<CiResult>
   const { replay: _replay, ...result } = await checkTape(tape, {
     ...(options.config === undefined ? {} : { config: options.config, configDir: options.configDir ?? process.cwd() }),
     ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
+    checked: options.checked ?? null,
     // A tape to rewrite is replayed to its end, past its first divergence.
     ...(events === undefined ? {} : { onEvent: (event: RunEvent) => events.push(event), strict: false }),
   });

@@ -10,6 +10,7 @@ import type { AgentConfig } from '../agent/config.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { isAgentctlError, TapeFormatError } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
+import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { openTapeFile } from '../tape/tape-file.js';
 import type { CorpusTape } from './corpus.js';
 import { describeDecision, type DecisionSummary } from './decision-change.js';
@@ -72,6 +73,8 @@ export interface CheckOptions {
   strict?: boolean;
   /** Wall-clock time, for the result's duration only. */
   now?: () => number;
+  /** Tape files checked before, whose checks a read may skip (checked-tapes.ts). */
+  checked?: CheckedTapes | null;
 }
 
 /** The line of a tape file that holds event `seq`: line 1 is the header. */
@@ -83,7 +86,7 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
   const done = (result: Omit<TapeResult, 'tape' | 'durationMs'>): TapeResult => ({ tape, durationMs: now() - started, ...result });
   let meta: RunMeta | undefined;
   try {
-    const file = await openTapeFile(tape.path);
+    const file = await openTapeFile(tape.path, { checked: options.checked ?? null });
     meta = file.meta;
     const name = meta.name ?? meta.task;
     const whatIf = (options.overrides?.length ?? 0) > 0;

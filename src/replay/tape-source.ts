@@ -4,6 +4,7 @@
  */
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
+import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { isTapePath, openTapeFile } from '../tape/tape-file.js';
 import type { TapeStore } from '../tape/tape-store.js';
 
@@ -16,10 +17,13 @@ export interface TapeSource {
   batches?(): AsyncIterable<readonly RunEvent[]>;
 }
 
-/** A tape file when `ref` looks like one (or exists as a file), else a run in `store`. */
-export async function openTapeSource(ref: string, store: () => Promise<TapeStore>): Promise<TapeSource> {
+/**
+ * A tape file when `ref` looks like one (or exists as a file), else a run in `store`. `checked`: the
+ * files checked before, whose checks a read may skip (checked-tapes.ts).
+ */
+export async function openTapeSource(ref: string, store: () => Promise<TapeStore>, checked: CheckedTapes | null = null): Promise<TapeSource> {
   if (isTapePath(ref)) {
-    const tape = await openTapeFile(ref);
+    const tape = await openTapeFile(ref, { checked });
     return { meta: tape.meta, label: ref, events: () => tape.events(), batches: () => tape.batches() };
   }
   const db = await store();

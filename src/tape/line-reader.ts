@@ -6,8 +6,10 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { TapeFormatError } from '../core/errors.js';
+import { BlockDigests, type BlockMode } from './block-digests.js';
 
 export interface LineLimits {
   /** The longest line, in bytes (without its newline). */
@@ -36,16 +38,21 @@ const CHUNK_BYTES = 64 * 1024;
 /**
  * Every line of the file, blank ones included, in order, in batches: the lines that end in each
  * chunk read (so a consumer pays one async step per chunk, not per line). Gzip is detected by its
- * magic bytes.
+ * magic bytes. With `blocks`, the file's bytes (as stored, before any gunzip) pass through
+ * BlockDigests on their way: their digests are collected, or each block is verified before a line
+ * is made of it; a block that is not the expected one fails the read with TapeFormatError.
  */
-export async function* readTapeLines(path: string, limits: LineLimits): AsyncGenerator<TapeLine[]> {
+export async function* readTapeLines(path: string, limits: LineLimits, blocks?: BlockMode): AsyncGenerator<TapeLine[]> {
   const gz = await isGzip(path);
   const maxInflated = gz ? limits.maxInflatedBytes((await stat(path)).size) : Infinity;
   const source = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  const stream = gz ? source.pipe(createGunzip()) : source;
+  const digests = blocks === undefined ? undefined : new BlockDigests(blocks, () => new TapeFormatError('the file changed while it was read', { file: path }));
+  const bytes: Readable = digests === undefined ? source : source.pipe(digests);
+  const stream = gz ? bytes.pipe(createGunzip()) : bytes;
   // An error after the reader has stopped (a gunzip destroyed mid-stream) must not go unhandled.
   stream.on('error', () => undefined);
   source.on('error', (error) => stream.destroy(error));
+  if (digests !== undefined && stream !== digests) digests.on('error', (error) => stream.destroy(error));
   let line = 0;
   /** The start of the line being read, when it spans chunks. */
   let pending: Buffer[] = [];
@@ -105,6 +112,7 @@ export async function* readTapeLines(path: string, limits: LineLimits): AsyncGen
     throw error;
   } finally {
     stream.destroy();
+    digests?.destroy();
     source.destroy();
   }
 }

@@ -14,6 +14,8 @@ import type { RunEvent } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { nestsDeeperThan } from './json-depth.js';
+import type { BlockMode } from './block-digests.js';
+import type { CheckedTape, CheckedTapes } from './checked-tapes.js';
 import { readTapeLines, type TapeLine } from './line-reader.js';
 import type * as EventSchemaModule from './schema.js';
 import { quickEvent, quickHeader } from './quick-event-check.js';
@@ -154,6 +156,12 @@ export const TAPE_LIMITS: Readonly<TapeLimits> = {
 export interface OpenTapeOptions {
   /** Tighter (or looser) bounds than TAPE_LIMITS, for tests. */
   limits?: Partial<TapeLimits>;
+  /**
+   * Files already checked (checked-tapes.ts): a file this agentctl read in full before, unchanged,
+   * is read without its checks again — every block still verified to be the bytes that were
+   * checked — and a file read in full that passes is remembered. Not with `limits`.
+   */
+  checked?: CheckedTapes | null;
 }
 
 /** Open and check a tape file's header. Its events are read lazily by `events()`. */
@@ -177,17 +185,24 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   const { text: headerText, meta } = first;
   await checkRecordedConfig(meta.config, { file: path, line: 1 });
   async function* batches(): AsyncGenerator<RunEvent[]> {
+    const trust = options.checked == null || options.limits !== undefined ? null : await options.checked.open(path);
+    const known = trust?.known ?? null;
+    if (trust !== null && known !== null) {
+      yield* checkedBefore(path, headerText, limits, known, trust.forget);
+      return;
+    }
     const checks = new TapeChecks(path, meta);
     const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
+    // A file the cache may remember: its blocks' digests, and the lines the schema read.
+    const seen: CheckedTape | null = trust === null ? null : { blocks: [], schemaLines: [] };
     let last = 0;
-    for await (const batch of readLines(path, limits)) {
+    for await (const batch of readLines(path, limits, seen === null ? undefined : { collect: seen.blocks })) {
       const events: RunEvent[] = [];
       try {
         for (const { text, line } of batch) {
           last = line;
           if (line === 1) {
-            // Read again: the file must still be the tape that was opened.
-            if (text !== headerText) throw new TapeFormatError('the header changed since the tape was opened', { file: path, line });
+            checkHeaderUnchanged(path, text, headerText);
             continue;
           }
           if (text.trim() === '') throw new TapeFormatError('blank line: a tape has one event on every line after the header', { file: path, line });
@@ -197,13 +212,13 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
               { file: path, line },
             );
           }
-          let event: RunEvent;
-          try {
-            event = parseEvent(path, text, line, limits);
-          } catch (error) {
-            if (!(error instanceof NeedsSchema)) throw error;
-            await loadEventSchema();
-            event = parseEvent(path, text, line, limits);
+          const json = parseJson(path, text, line, limits, 'not valid JSON (corrupt or truncated line)');
+          // The common events pass a quick check that accepts only what the schema accepts; the
+          // rest, and anything it is unsure of, go through the schema.
+          let event = quickEvent(json);
+          if (event === undefined) {
+            event = schemaEvent(loadedSchema ?? (await loadEventSchema()), path, json, line);
+            seen?.schemaLines.push(line);
           }
           if (line === 2) await checks.start(event, line);
           else checks.event(event, line);
@@ -217,6 +232,7 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
       if (events.length > 0) yield events;
     }
     checks.finish(last);
+    if (seen !== null) await trust?.remember(seen);
   }
   return {
     path,
@@ -268,40 +284,62 @@ function checkEventCount(meta: RunMeta, file: string, line: number, limits: Tape
   return meta;
 }
 
-function parseEvent(file: string, text: string, line: number, limits: TapeLimits): RunEvent {
-  const json = parseJson(file, text, line, limits, 'not valid JSON (corrupt or truncated line)');
-  // The common events pass a quick check that accepts only what the schema accepts; the rest, and
-  // anything it is unsure of, go through the schema.
-  const quick = quickEvent(json);
-  if (quick !== undefined) return quick;
-  return schemaEvent(file, json, line);
-}
+type EventSchema = typeof EventSchemaModule;
+let loadedSchema: EventSchema | undefined;
 
 /**
  * The event schema (schema.ts), loaded the first time an event needs it: a tape the quick check
- * vouches for line by line never constructs it (issue 12, start-up). `parseEvent` stays synchronous:
- * it throws NeedsSchema, and `batches()` loads the schema and parses that line again.
+ * vouches for line by line never constructs it (issue 12, start-up).
  */
-let eventSchema: EventSchema | undefined;
-async function loadEventSchema(): Promise<void> {
-  eventSchema ??= await import('./schema.js');
+async function loadEventSchema(): Promise<EventSchema> {
+  return (loadedSchema ??= await import('./schema.js'));
 }
 
-function schemaEvent(file: string, json: unknown, line: number): RunEvent {
-  if (eventSchema === undefined) throw new NeedsSchema();
-  const event = eventSchema.runEventSchema.safeParse(json);
-  if (!event.success) throw new TapeFormatError(`invalid event: ${eventSchema.describeIssue(event.error)}`, { file, line });
+/** An event only the schema can decide. */
+function schemaEvent(schema: EventSchema, file: string, json: unknown, line: number): RunEvent {
+  const event = schema.runEventSchema.safeParse(json);
+  if (!event.success) throw new TapeFormatError(`invalid event: ${schema.describeIssue(event.error)}`, { file, line });
   return event.data;
 }
 
-type EventSchema = typeof EventSchemaModule;
+/** Line 1, read again: the file must still be the tape that was opened. */
+function checkHeaderUnchanged(file: string, text: string, opened: string): void {
+  if (text !== opened) throw new TapeFormatError('the header changed since the tape was opened', { file, line: 1 });
+}
 
-/** Thrown by `parseEvent` for an event only the schema can decide while it is not loaded yet. */
-class NeedsSchema extends Error {}
+/**
+ * The events of a file read in full and found sound before, unchanged since (checked-tapes.ts):
+ * each block of the file is verified to be the one checked before its lines are read, so only
+ * those bytes are read without checks; a line the schema read then is read through it again, so
+ * the events are the ones a checking read gives. A block that differs fails the read, and the
+ * cache forgets the file.
+ */
+async function* checkedBefore(
+  path: string, headerText: string, limits: TapeLimits, known: CheckedTape, forget: () => Promise<void>,
+): AsyncGenerator<RunEvent[]> {
+  const schemaLines = new Set(known.schemaLines);
+  try {
+    for await (const batch of readLines(path, limits, { expect: known.blocks })) {
+      const events: RunEvent[] = [];
+      for (const { text, line } of batch) {
+        if (line === 1) {
+          checkHeaderUnchanged(path, text, headerText);
+          continue;
+        }
+        const json = parseJson(path, text, line, limits, 'not valid JSON (corrupt or truncated line)', false);
+        events.push(schemaLines.has(line) ? schemaEvent(loadedSchema ?? (await loadEventSchema()), path, json, line) : (json as RunEvent));
+      }
+      if (events.length > 0) yield events;
+    }
+  } catch (error) {
+    await forget();
+    throw error;
+  }
+}
 
-function parseJson(file: string, text: string, line: number, limits: TapeLimits, message: string): unknown {
+function parseJson(file: string, text: string, line: number, limits: TapeLimits, message: string, checkDepth = true): unknown {
   // Checked before parsing: a value nested deeper than any tape needs never reaches recursive code.
-  if (nestsDeeperThan(text, limits.maxDepth)) {
+  if (checkDepth && nestsDeeperThan(text, limits.maxDepth)) {
     throw new TapeFormatError(`a value nested more than ${limits.maxDepth} levels deep: not an agentctl tape line`, { file, line });
   }
   try {
@@ -311,10 +349,10 @@ function parseJson(file: string, text: string, line: number, limits: TapeLimits,
   }
 }
 
-/** The file's lines within the bounds: line length, and how far a gzip file may inflate. */
-function readLines(path: string, limits: TapeLimits): AsyncGenerator<TapeLine[]> {
+/** The file's lines within the bounds: line length, and how far a gzip file may inflate. `blocks`: see readTapeLines. */
+function readLines(path: string, limits: TapeLimits, blocks?: BlockMode): AsyncGenerator<TapeLine[]> {
   return readTapeLines(path, {
     maxLineBytes: limits.maxLineBytes,
     maxInflatedBytes: (compressed) => Math.max(limits.minInflatedBytes, compressed * limits.maxInflateRatio),
-  });
+  }, blocks);
 }

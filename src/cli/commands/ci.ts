@@ -12,6 +12,7 @@ import { UsageError } from '../../core/errors.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, parseShard } from '../../replay/corpus.js';
 import { out, writeOut, type GlobalOptions } from '../io.js';
+import { checkedTapes } from '../tape-cache.js';
 import { githubAnnotations, githubSummary } from '../render/ci/github.js';
 import { jsonReport } from '../render/ci/json.js';
 import { junitReport } from '../render/ci/junit.js';
@@ -70,6 +71,7 @@ export async function runCiCommand(paths: string[], options: CiCommandOptions, e
     ...(overrides.length > 0 ? { overrides } : {}),
     ...(update ? { update: { at: new Date().toISOString(), note: updateNote(options) } } : {}),
     failOnChange: options.failOnChange ?? false,
+    checked: checkedTapes(),
     onResult: (result, done, total) => {
       if (isFailure(result, options.failOnChange) && result.update !== 'updated') failed++;
       const now = performance.now();

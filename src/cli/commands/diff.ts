@@ -8,6 +8,7 @@
  */
 import { recordedBy } from '../../core/run-meta.js';
 import { openTapeSource } from '../../replay/tape-source.js';
+import { checkedTapes } from '../tape-cache.js';
 import { diffRuns, type RunDiffSummary } from '../../replay/run-diff.js';
 import type { TapeStore } from '../../tape/tape-store.js';
 import { out, type GlobalOptions } from '../io.js';
@@ -26,8 +27,9 @@ export async function runDiff(refA: string, refB: string, options: DiffCommandOp
   let store: Promise<TapeStore> | undefined;
   const storeOnce = (): Promise<TapeStore> => (store ??= openStore(storeDir(options.store), { create: false }));
   try {
-    const a = await openTapeSource(refA, storeOnce);
-    const b = await openTapeSource(refB, storeOnce);
+    const checked = checkedTapes();
+    const a = await openTapeSource(refA, storeOnce, checked);
+    const b = await openTapeSource(refB, storeOnce, checked);
     const steps = diffRuns(a.events(), b.events(), [recordedBy(a.meta) !== 'cli', recordedBy(b.meta) !== 'cli']);
     const text = options.json || options.quiet ? null : new DiffTextReport();
     if (text !== null) for (const line of diffHeader(a, b)) out(line);

@@ -13,6 +13,7 @@ import { runRedactor } from '../../core/redact.js';
 import { loadPatches } from '../../replay/patch-values.js';
 import { replayEach, type ReplayOptions, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
+import { checkedTapes } from '../tape-cache.js';
 import type { RunRecorder } from '../../tape/run-recorder.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import type { TapeStore } from '../../tape/tape-store.js';
@@ -59,7 +60,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
   const storeNow = async (): Promise<TapeStore> => (store ??= await openStore(storeDir(options.store), { create: isTapePath(ref) }));
   const sigint = abortOnSigint();
   try {
-    const source = await openTapeSource(ref, storeNow);
+    const source = await openTapeSource(ref, storeNow, checkedTapes());
     let liveLlm: (() => LlmClient) | undefined;
     if (options.fallback === 'live') {
       const endpoint = modelEndpoint(options.baseUrl ?? source.meta.baseUrl, process.env);

@@ -7,6 +7,7 @@
 import type { RunEvent } from '../../core/events.js';
 import { runRedactor } from '../../core/redact.js';
 import { openTapeSource } from '../../replay/tape-source.js';
+import { checkedTapes } from '../tape-cache.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import type { TapeStore } from '../../tape/tape-store.js';
 import { displayKind, openDisplay } from '../display.js';
@@ -20,7 +21,7 @@ export async function runView(ref: string, options: GlobalOptions): Promise<void
   const events: RunEvent[] = [];
   let source;
   try {
-    source = await openTapeSource(ref, async () => (store ??= await openStore(storeDir(options.store), { create: false })));
+    source = await openTapeSource(ref, async () => (store ??= await openStore(storeDir(options.store), { create: false })), checkedTapes());
     for await (const event of source.events()) events.push(event);
   } finally {
     await store?.close();

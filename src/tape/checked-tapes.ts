@@ -1,0 +1,151 @@
+/**
+ * Tape files already checked: a tape is untrusted input, and reading one checks every line (schema,
+ * order, request hashes: tape-checks.ts) — most of what reading a long tape costs. A file that
+ * passed every check, read again unchanged by the same agentctl, would pass them again, so its
+ * later reads can skip them. This cache remembers such files.
+ *
+ * An entry is found by what the file system says of the file — real path, device, inode, size,
+ * modification and change times (the change time moves on every write and cannot be set back) —
+ * plus agentctl's version and CHECKS_REVISION, so a file written since, or an agentctl that checks
+ * differently, finds none. The entry holds the sha-256 of each 64 KiB block of the file as it was
+ * checked (block-digests.ts), and a later read verifies every block before it makes a line of it:
+ * whatever the file system says, only the very bytes that were checked are read unchecked. A block
+ * that differs fails that read (exit 9) and drops the entry. The entry also lists the lines that
+ * were read through the event schema rather than the quick check, which a trusted read still parses
+ * that way, so both reads give the same events.
+ *
+ * The cache is only an optimisation: an entry is written after a complete read found nothing wrong,
+ * and never for a file that changed during it; any failure to read or write the cache is ignored.
+ * Only files of at least `minBytes` are remembered (checking a small tape costs less than the entry).
+ */
+import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { sha256Hex } from '../guardrails/call-key.js';
+import { blockCount } from './block-digests.js';
+
+/** Bump when what a tape read checks changes: entries written before no longer count. */
+export const CHECKS_REVISION = 1;
+const ENTRY_FORMAT = 'agentctl-checked-tape';
+/** Files smaller than this are always checked. */
+export const CHECKED_MIN_BYTES = 1024 * 1024;
+/** Entries kept; past this, the least recently written are removed. */
+const MAX_ENTRIES = 256;
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/** What a check of a whole file found, to be remembered. */
+export interface CheckedTape {
+  /** sha-256 (hex) of each block of the file, in order. */
+  blocks: string[];
+  /** Lines (1-based) whose event was read through the event schema. */
+  schemaLines: number[];
+}
+
+/** The cache's word on one file, as it is now. */
+export interface TapeTrust {
+  /** The file as it was checked before, or null: check it (and `remember` it if it passes). */
+  known: CheckedTape | null;
+  /** After a complete read that found nothing wrong (ignored when the file has changed since `open`). */
+  remember(checked: CheckedTape): Promise<void>;
+  /** The file is not what the entry says: drop the entry. */
+  forget(): Promise<void>;
+}
+
+export interface CheckedTapesOptions {
+  dir: string;
+  /** What else the checks depend on: agentctl's version. */
+  salt: string;
+  minBytes?: number;
+}
+
+export class CheckedTapes {
+  private readonly minBytes: number;
+
+  constructor(private readonly options: CheckedTapesOptions) {
+    this.minBytes = options.minBytes ?? CHECKED_MIN_BYTES;
+  }
+
+  /**
+   * The cache in `$AGENTCTL_CACHE` (`off`: none), else `$XDG_CACHE_HOME/agentctl`, else
+   * `~/.cache/agentctl`; its entries are under `checked-tapes/`.
+   */
+  static fromEnv(env: NodeJS.ProcessEnv, salt: string): CheckedTapes | null {
+    const set = env['AGENTCTL_CACHE'];
+    if (set === 'off') return null;
+    const root = set !== undefined && set !== '' ? set : join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'agentctl');
+    return new CheckedTapes({ dir: join(root, 'checked-tapes'), salt });
+  }
+
+  /** What the cache knows of the file at `path`; null when the file is too small to be remembered. */
+  async open(path: string): Promise<TapeTrust | null> {
+    let info: BigIntStats;
+    let entry: string;
+    try {
+      info = await stat(path, { bigint: true });
+      if (!info.isFile() || info.size < BigInt(this.minBytes)) return null;
+      entry = join(this.options.dir, `${await this.keyOf(path, info)}.json`);
+    } catch {
+      return null;
+    }
+    const known = await readEntry(entry, Number(info.size));
+    return {
+      known,
+      remember: async (checked) => {
+        try {
+          const now = await stat(path, { bigint: true });
+          if (!sameFile(now, info) || checked.blocks.length !== blockCount(Number(info.size))) return;
+          await mkdir(this.options.dir, { recursive: true });
+          const body = { format: ENTRY_FORMAT, size: Number(info.size), blocks: checked.blocks, schemaLines: checked.schemaLines };
+          const temp = `${entry}.${process.pid}.tmp`;
+          await writeFile(temp, JSON.stringify(body));
+          await rename(temp, entry);
+          await this.prune();
+        } catch {
+          // Only an optimisation: the next read checks the file again.
+        }
+      },
+      forget: async () => {
+        await rm(entry, { force: true }).catch(() => undefined);
+      },
+    };
+  }
+
+  private async keyOf(path: string, info: BigIntStats): Promise<string> {
+    const where = [await realpath(path), info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs];
+    return sha256Hex(JSON.stringify([ENTRY_FORMAT, CHECKS_REVISION, this.options.salt, ...where].map(String)));
+  }
+
+  /** Keep the MAX_ENTRIES most recently written entries. */
+  private async prune(): Promise<void> {
+    const names = (await readdir(this.options.dir)).filter((name) => name.endsWith('.json'));
+    if (names.length <= MAX_ENTRIES) return;
+    const dated = await Promise.all(
+      names.map(async (name) => ({ name, at: (await stat(join(this.options.dir, name)).catch(() => null))?.mtimeMs ?? 0 })),
+    );
+    dated.sort((a, b) => b.at - a.at || (a.name < b.name ? -1 : 1));
+    await Promise.all(dated.slice(MAX_ENTRIES).map(({ name }) => rm(join(this.options.dir, name), { force: true }).catch(() => undefined)));
+  }
+}
+
+function sameFile(a: BigIntStats, b: BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/** The entry at `file` for a tape of `size` bytes, or null when there is none or it is not one. */
+async function readEntry(file: string, size: number): Promise<CheckedTape | null> {
+  try {
+    const blocks = blockCount(size);
+    // Hex digests, and line numbers (a line is at least 2 bytes): an entry is never larger than this.
+    if ((await stat(file)).size > 1024 + 70 * blocks + 9 * size) return null;
+    const entry = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    if (entry.format !== ENTRY_FORMAT || entry.size !== size) return null;
+    const digests = entry.blocks;
+    const lines = entry.schemaLines;
+    if (!Array.isArray(digests) || digests.length !== blocks || !digests.every((d) => typeof d === 'string' && DIGEST.test(d))) return null;
+    if (!Array.isArray(lines) || !lines.every((n, i) => Number.isSafeInteger(n) && n > 1 && (i === 0 || n > (lines[i - 1] as number)))) return null;
+    return { blocks: digests as string[], schemaLines: lines as number[] };
+  } catch {
+    return null;
+  }
+}
