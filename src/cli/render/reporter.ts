@@ -35,7 +35,7 @@ const stdout: Write = writeOut;
  */
 export function jsonReporter(options: { redact?: Redactor } = {}, write: Write = stdout): Reporter {
   const redactor = new EventRedactor(options.redact ?? NO_REDACTION);
-  const line = (event: RunEvent): string => JSON.stringify(event.type === 'guardrail' ? { ...event, tool: event.tool ?? null } : event);
+  const line = (event: RunEvent): string => JSON.stringify(event.type === 'guardrail' && event.tool === undefined ? { ...event, tool: null } : event);
   return {
     // The contract promises `tool` on every guardrail line: null for step-level gates.
     event: (event) => {
