@@ -7,7 +7,7 @@
  * too: at the deadline the clock's timer aborts whatever is in flight, and the run ends TIMED_OUT.
  */
 import type { Clock, Random } from '../core/clock.js';
-import { abandon, nextOf, run, wait, type Co } from '../core/coroutine.js';
+import { abandon, nextOf, ready, run, wait, type Co } from '../core/coroutine.js';
 import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
@@ -90,7 +90,8 @@ function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadlin
   /** Stamp and pass on what a part of the step yields; returns what it returns. */
   function* relay<T>(part: Co<RunEventInput, T>): Co<RunEvent, T> {
     try {
-      for (let next = yield* nextOf(part); ; next = yield* nextOf(part)) {
+      for (let resumed = part.next(); ; resumed = part.next()) {
+        const next = ready(resumed) ? resumed : yield* nextOf(part, resumed);
         if (next.done === true) return next.value;
         yield emit(next.value);
       }

@@ -4,7 +4,7 @@
  * aborted (Ctrl-C, the run's time limit) the call in flight is stopped, its result is reported, and
  * the rest of the step's calls are not started.
  */
-import { abandon, nextOf, type Co } from '../core/coroutine.js';
+import { abandon, nextOf, ready, type Co } from '../core/coroutine.js';
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
@@ -62,7 +62,8 @@ export function* runToolStep(
   });
   let results = 0;
   try {
-    for (let next = yield* nextOf(pipeline); ; next = yield* nextOf(pipeline)) {
+    for (let resumed = pipeline.next(); ; resumed = pipeline.next()) {
+      const next = ready(resumed) ? resumed : yield* nextOf(pipeline, resumed);
       if (next.done) return { halt: next.value.halt, results, interrupted: false };
       const item = next.value;
       switch (item.kind) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abandon, drive, nextOf, run, wait, Wait, type Co } from './coroutine.js';
+import { abandon, drive, nextOf, ready, run, wait, Wait, type Co } from './coroutine.js';
 
 /** Drive a coroutine to the end by hand: its events, and what it returned. */
 async function drain<E, R>(co: AsyncGenerator<E, R, void>): Promise<{ events: E[]; value: R }> {
@@ -80,6 +80,35 @@ describe('coroutines', () => {
     }
     expect(await drain(run(outer()))).toEqual({ events: ['item 1', 'item 5'], value: 'outer saw inner done' });
     expect(log).toEqual(['inner caught: inner wait failed']);
+  });
+
+  it('ready() with nextOf(part, next): a part resumed by hand goes through nextOf only when it waits, to the same effect', async () => {
+    const log: string[] = [];
+    function* inner(): Co<number, string> {
+      yield 1;
+      try {
+        yield* wait(Promise.reject(new Error('failed')));
+      } catch (error) {
+        log.push(`caught: ${(error as Error).message}`);
+      }
+      yield yield* wait(Promise.resolve(5));
+      yield 6;
+      return 'done';
+    }
+    let throughNextOf = 0;
+    function* outer(): Co<string, string> {
+      const part = inner();
+      for (let resumed = part.next(); ; resumed = part.next()) {
+        if (!ready(resumed)) throughNextOf++;
+        const next = ready(resumed) ? resumed : yield* nextOf(part, resumed);
+        if (next.done === true) return `outer saw ${next.value}`;
+        yield `item ${next.value}`;
+      }
+    }
+    expect(await drain(run(outer()))).toEqual({ events: ['item 1', 'item 5', 'item 6'], value: 'outer saw done' });
+    expect(log).toEqual(['caught: failed']);
+    // Only the resumption that met the waits went through nextOf; the events at hand did not.
+    expect(throughNextOf).toBe(1);
   });
 
   it('ending run() early ends the coroutine: its finally blocks run, through yield* too', async () => {

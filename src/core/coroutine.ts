@@ -15,7 +15,8 @@
  * - `await x` becomes `yield* wait(x)` (typed; a value that is not a promise costs no wait at all);
  * - delegation stays `yield* part(...)`; stepping through a part by hand, where `await part.next()`
  *   was, is `yield* nextOf(part)`, and then the caller ends the part in its own `finally`
- *   (`abandon(part)`): a caller stopped early does not stop a part it steps by hand;
+ *   (`abandon(part)`): a caller stopped early does not stop a part it steps by hand; on a path every
+ *   event takes, resume the part yourself and go through `nextOf` only when it waits (`ready`);
  * - a `finally` must not wait or yield: when a caller stops early, the part is ended with
  *   `abandon()`, which runs its `finally` synchronously (and throws if it yields).
  * `run(co)` turns a coroutine back into an async generator, for callers that want one: its
@@ -40,10 +41,10 @@ export function* wait<T>(value: T | PromiseLike<T>): Generator<Wait, T, unknown>
 
 /**
  * The coroutine form of `await part.next()`: resumes `part` until it yields an event or returns,
- * passing its waits on to the caller's driver.
+ * passing its waits on to the caller's driver. `next`: `part`'s result already in hand, when the
+ * caller resumed it itself (see `waiting`).
  */
-export function* nextOf<E, R>(part: Co<E, R>): Generator<Wait, IteratorResult<E, R>, unknown> {
-  let next = part.next();
+export function* nextOf<E, R>(part: Co<E, R>, next: IteratorResult<E | Wait, R> = part.next()): Generator<Wait, IteratorResult<E, R>, unknown> {
   while (next.done !== true && next.value instanceof Wait) {
     let value: unknown;
     try {
@@ -55,6 +56,16 @@ export function* nextOf<E, R>(part: Co<E, R>): Generator<Wait, IteratorResult<E,
     next = part.next(value);
   }
   return next as IteratorResult<E, R>;
+}
+
+/**
+ * Whether a part's result is an event or its end, not a wait. A caller stepping a part by hand on a
+ * hot path resumes it itself and goes through `nextOf` only for a wait — `const next =
+ * ready(resumed) ? resumed : yield* nextOf(part, resumed)` — so an event the part has at once costs
+ * no generator; likewise `isPromiseLike(x) ? yield* wait(x) : x` for a value mostly at hand.
+ */
+export function ready<E, R>(next: IteratorResult<E | Wait, R>): next is IteratorResult<Exclude<E, Wait>, R> {
+  return next.done === true || !(next.value instanceof Wait);
 }
 
 /**
@@ -137,6 +148,6 @@ export async function drive<E, R>(co: Co<E, R>, onEvent: (event: E) => void | Pr
   }
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
-import { abandon, drive, nextOf, run, wait, type Co } from '../core/coroutine.js';
+import { abandon, drive, isPromiseLike, nextOf, ready, run, wait, type Co } from '../core/coroutine.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { TapeFormatError, UsageError } from '../core/errors.js';
 import { recordedBy, replayHint } from '../core/run-meta.js';
@@ -228,7 +228,8 @@ function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, Rep
   // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
   const loop = agentLoop({ task, config }, deps);
   try {
-    for (let next = yield* nextOf(loop); ; next = yield* nextOf(loop)) {
+    for (let resumed = loop.next(); ; resumed = loop.next()) {
+      const next = ready(resumed) ? resumed : yield* nextOf(loop, resumed);
       if (next.done === true) {
         result = next.value;
         break;
@@ -238,14 +239,16 @@ function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, Rep
       lastStep = event.step;
       yield stamp(event);
       // Mostly answered at once (the step's recorded events are in hand): no await, no microtask.
-      for (const divergence of yield* wait(comparator.observe(event))) {
+      const observed = comparator.observe(event);
+      for (const divergence of isPromiseLike(observed) ? yield* wait(observed) : observed) {
         yield divergenceEvent(divergence, event.t);
         if (options.strict && !divergence.expected && divergence.kind !== 'resync') stoppedByStrict = true;
       }
       if (stoppedByStrict) break;
       // Before the loop goes on: take the time the tape recorded for what comes next, and if the
       // user cancelled the recording there, cancel the replay there too.
-      const upcoming = yield* wait(comparator.peek());
+      const peeked = comparator.peek();
+      const upcoming = isPromiseLike(peeked) ? yield* wait(peeked) : peeked;
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
         // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock

@@ -74,6 +74,27 @@ export async function* readTapeLines(path: string, limits: LineLimits, blocks?: 
     }
     return { text, line };
   };
+  /**
+   * The lines of `chunk[from, to)` (which ends just after a newline), with no line pending: decoded
+   * in one go and split, rather than one decoder call per line. Bytes that are not UTF-8 are then
+   * found line by line, so the error names the line.
+   */
+  const linesOf = (chunk: Buffer, from: number, to: number, lines: TapeLine[]): void => {
+    if (to <= from) return;
+    let text: string;
+    try {
+      text = utf8.decode(chunk.subarray(from, to - 1));
+    } catch {
+      for (let at = from, nl = chunk.indexOf(NEWLINE, at); nl !== -1 && nl < to; at = nl + 1, nl = chunk.indexOf(NEWLINE, at)) {
+        lines.push(lineOf(chunk.subarray(at, nl)));
+      }
+      return;
+    }
+    for (const piece of text.split('\n')) {
+      line++;
+      lines.push({ text: piece.endsWith('\r') ? piece.slice(0, -1) : piece, line });
+    }
+  };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       inflated += chunk.length;
@@ -86,10 +107,25 @@ export async function* readTapeLines(path: string, limits: LineLimits, blocks?: 
       let start = 0;
       const lines: TapeLine[] = [];
       try {
-        for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-          if (pendingBytes + nl - start > limits.maxLineBytes) throw tooLong();
-          lines.push(lineOf(chunk.subarray(start, nl)));
-          start = nl + 1;
+        // The end of a line begun in an earlier chunk…
+        const first = pendingBytes > 0 ? chunk.indexOf(NEWLINE) : -1;
+        if (first !== -1) {
+          if (pendingBytes + first > limits.maxLineBytes) throw tooLong();
+          lines.push(lineOf(chunk.subarray(0, first)));
+          start = first + 1;
+        }
+        // …then the lines that begin and end in this one.
+        if (pendingBytes === 0) {
+          let end = start;
+          for (let nl = chunk.indexOf(NEWLINE, end); nl !== -1; nl = chunk.indexOf(NEWLINE, end)) {
+            if (nl - end > limits.maxLineBytes) {
+              linesOf(chunk, start, end, lines);
+              throw tooLong();
+            }
+            end = nl + 1;
+          }
+          linesOf(chunk, start, end, lines);
+          start = end;
         }
       } catch (error) {
         // The lines before a bad one are given first, as they would be one by one.
