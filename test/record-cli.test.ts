@@ -101,7 +101,7 @@ describe('agentctl record', () => {
     const llm = await startMockLlm(loadScenario('unauthorized'));
     try {
       const result = await runCli(
-        ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-401')],
+        ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-401'), '--workspace', join(dir, 'ws-401')],
         { env: { ...noKey, OPENAI_API_KEY: 'sk-test-marker-0123456789' } },
       );
       expect(result.code).toBe(3);
@@ -155,7 +155,7 @@ describe('agentctl record and the exec_shell sandbox', () => {
   it('refuses up front, with how to install it, when bubblewrap is missing and exec_shell is enabled', async () => {
     const llm = await startMockLlm([{ content: 'never asked' }]);
     try {
-      const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-nobwrap')];
+      const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-nobwrap'), '--workspace', join(dir, 'ws-nobwrap')];
       const refused = await runCli(args, { env: { ...noKey, PATH: '/nonexistent' } });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/bwrap is not installed/);

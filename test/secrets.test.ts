@@ -111,7 +111,7 @@ describe('secrets', () => {
     const store = join(dir, 'store-pattern');
     try {
       const result = await runCli(
-        ['record', '--task', 'say the code word', '--base-url', llm.baseURL, '--store', store, '--name', 'p', '--redact', 'swordfish-\\d+', '--json'],
+        ['record', '--task', 'say the code word', '--base-url', llm.baseURL, '--store', store, '--workspace', join(dir, 'ws-pattern'), '--name', 'p', '--redact', 'swordfish-\\d+', '--json'],
         { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } },
       );
       expect(result.code, result.stderr).toBe(0);
