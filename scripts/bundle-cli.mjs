@@ -10,7 +10,8 @@
 // calls). Every output file sits in the one directory, so `new URL('../../package.json',
 // import.meta.url)` in the CLI finds package.json from any of them, as it does from dist/cli/.
 import { build } from 'esbuild';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,6 +60,22 @@ const levelNativeBinding = {
 };
 const outdir = join(root, 'dist', 'cli-bundle');
 
+/**
+ * The build's identity: a digest of the compiled code the bundle is made of (dist/, the bundle
+ * aside) and the package's version. The cache of tape files already checked (src/cli/tape-cache.ts)
+ * keys its entries by it, so a build whose checks may differ — another version, or the same version
+ * changed — never trusts another build's entries.
+ */
+async function buildId() {
+  const hash = createHash('sha256');
+  const files = (await readdir(join(root, 'dist'), { recursive: true }))
+    .filter((file) => file.endsWith('.js') && !file.startsWith('cli-bundle'))
+    .sort();
+  for (const file of files) hash.update(`${file}\0`).update(await readFile(join(root, 'dist', file))).update('\0');
+  hash.update(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version);
+  return hash.digest('hex');
+}
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['dist/cli/main.js'],
@@ -72,6 +89,7 @@ const result = await build({
   // commander is CommonJS: its require() of Node's built-ins needs a real require in ESM output.
   banner: { js: "import { createRequire as __agentctlRequire } from 'node:module';\nconst require = __agentctlRequire(import.meta.url);" },
   plugins: [zodEnglishOnly, levelNativeBinding],
+  define: { AGENTCTL_BUILD_ID: JSON.stringify(await buildId()) },
   metafile: true,
   logLevel: 'warning',
 });

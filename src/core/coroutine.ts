@@ -41,10 +41,11 @@ export function* wait<T>(value: T | PromiseLike<T>): Generator<Wait, T, unknown>
 
 /**
  * The coroutine form of `await part.next()`: resumes `part` until it yields an event or returns,
- * passing its waits on to the caller's driver. `next`: `part`'s result already in hand, when the
- * caller resumed it itself (see `waiting`).
+ * passing its waits on to the caller's driver. `resumed`: `part`'s result already in hand, when the
+ * caller resumed it itself (see `ready`); else `part` is resumed here, on the first `next()`.
  */
-export function* nextOf<E, R>(part: Co<E, R>, next: IteratorResult<E | Wait, R> = part.next()): Generator<Wait, IteratorResult<E, R>, unknown> {
+export function* nextOf<E, R>(part: Co<E, R>, resumed?: IteratorResult<E | Wait, R>): Generator<Wait, IteratorResult<E, R>, unknown> {
+  let next = resumed ?? part.next();
   while (next.done !== true && next.value instanceof Wait) {
     let value: unknown;
     try {

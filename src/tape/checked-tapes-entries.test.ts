@@ -5,7 +5,7 @@
  * are listed in the entry), where the cache lives, and how many entries it keeps. Remembering and
  * trusting: checked-tapes.test.ts.
  */
-import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,9 @@ import {
   readTape,
   schemaLinesOf,
   STREAM_CUT,
+  tamperRequest,
   useCheckedTapeFixtures,
+  trustOf,
 } from './test-support/checked-tapes-support.js';
 
 const tapes = useCheckedTapeFixtures();
@@ -47,7 +49,7 @@ describe('what a tape file holds', () => {
     const first = await readTape(path, checked);
     expect(first.error).toBeNull();
     expect(first.events).toEqual(events);
-    const known = (await checked.open(path))?.known;
+    const known = (await trustOf(checked, path))?.known;
     expect(known?.blocks).toEqual(await blocksOf(path));
     expect(await readTape(path, checked)).toEqual(first);
     // Its one block forged: nothing is read.
@@ -174,7 +176,7 @@ describe('the number of entries', () => {
     expect((await readTape(path, checked)).error).toBeNull();
     const left = await entries(dir);
     expect(left).toHaveLength(256);
-    expect((await checked.open(path))?.known).not.toBeNull();
+    expect((await trustOf(checked, path))?.known).not.toBeNull();
     // 301 entries, 256 kept: the 45 oldest dummies are gone, the 255 newest stay.
     for (let i = 0; i < dummies; i++) expect(left.includes(name(i)), name(i)).toBe(i >= 45);
     expect(await readdir(dir)).toContain('not-an-entry.txt');
@@ -186,5 +188,58 @@ describe('the number of entries', () => {
     for (let i = 0; i < 255; i++) await writeFile(join(dir, `dummy-${i}.json`), '{}');
     expect((await readTape(await copyOf(tapes.multiBlock), cacheIn(dir))).error).toBeNull();
     expect(await entries(dir)).toHaveLength(256);
+  });
+});
+
+describe('temporary files', () => {
+  it('a write that fails leaves none behind', async () => {
+    const path = await copyOf(tapes.multiBlock);
+    const blocks = await blocksOf(path);
+    // The entry's name (the same in any cache directory), learnt from another directory…
+    const elsewhere = freshCache();
+    await (await trustOf(cacheIn(elsewhere), path))?.remember({ blocks, schemaLines: [] });
+    const [name] = await entries(elsewhere);
+    // …and taken here by a directory, so the write's rename into place fails.
+    const dir = freshCache();
+    await mkdir(join(dir, name as string, 'taken'), { recursive: true });
+    await (await trustOf(cacheIn(dir), path))?.remember({ blocks, schemaLines: [] });
+    expect(await readdir(dir)).toEqual([name]);
+  });
+
+  it('one a killed write left is removed once an hour old; one under way is not', async () => {
+    const dir = freshCache();
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'abc.json.12345.tmp'), 'half an entry');
+    await writeFile(join(dir, 'def.json.12346.tmp'), 'a write under way');
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await utimes(join(dir, 'abc.json.12345.tmp'), old, old);
+    expect((await readTape(await copyOf(tapes.multiBlock), cacheIn(dir))).error).toBeNull();
+    const left = await readdir(dir);
+    expect(left).not.toContain('abc.json.12345.tmp');
+    expect(left).toContain('def.json.12346.tmp');
+    expect(await entries(dir)).toHaveLength(1);
+  });
+});
+
+describe('which file an entry is for', () => {
+  it('the file, whatever path reaches it: a symlink moved to another file makes that one be checked', async () => {
+    const a = await copyOf(tapes.multiBlock);
+    const b = await copyOf(tapes.multiBlock);
+    const link = fresh();
+    const dir = freshCache();
+    const checked = cacheIn(dir);
+    await symlink(a, link);
+    expect((await readTape(link, checked)).error).toBeNull();
+    // Remembered by the file: found through its own path too.
+    expect((await trustOf(checked, a))?.known).not.toBeNull();
+    expect((await trustOf(checked, b))?.known).toBeNull();
+    // The link now names b: reading it checks b (a tampered b is refused), and a stays remembered.
+    await writeFile(b, tamperRequest(await readFile(b, 'utf8'), -1));
+    const moved = `${link}.new`;
+    await symlink(b, moved);
+    await rename(moved, link);
+    expect((await readTape(link, checked)).error).toMatch(/hash does not match/);
+    expect((await trustOf(checked, a))?.known).not.toBeNull();
+    expect(await entries(dir)).toHaveLength(1);
   });
 });

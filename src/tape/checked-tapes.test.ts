@@ -30,6 +30,7 @@ import {
   tamperedCopy,
   tamperRequest,
   useCheckedTapeFixtures,
+  trustOf,
 } from './test-support/checked-tapes-support.js';
 
 const tapes = useCheckedTapeFixtures();
@@ -55,7 +56,7 @@ describe('a tape file read in full that passes its checks', () => {
         const plain = await readTape(path);
         const first = await readTape(path, checked);
         expect(first).toEqual(plain);
-        const trust = await checked.open(path);
+        const trust = await trustOf(checked, path);
         expect(trust).not.toBeNull();
         if (plain.error === null) {
           remembered++;
@@ -88,7 +89,7 @@ describe('a tape file read in full that passes its checks', () => {
     const { path, error } = await tamperedCopy();
     const dir = freshCache();
     const checked = cacheIn(dir);
-    const trust = await checked.open(path);
+    const trust = await trustOf(checked, path);
     await trust?.remember({ blocks: await blocksOf(path), schemaLines: [] });
     expect(await entries(dir)).toHaveLength(1);
     const trusted = await readTape(path, checked);
@@ -103,7 +104,7 @@ describe('a tape file read in full that passes its checks', () => {
     const path = await copyOf(tapes.multiBlock);
     const dir = freshCache();
     const checked = cacheIn(dir);
-    const trust = await checked.open(path);
+    const trust = await trustOf(checked, path);
     const blocks = await blocksOf(path);
     await trust?.remember({ blocks: blocks.slice(1), schemaLines: [] });
     expect(await entries(dir)).toEqual([]);
@@ -128,7 +129,7 @@ describe('what is never remembered', () => {
       const first = await readTape(path, checked);
       expect(first.error).toBe(error);
       expect(await entries(dir)).toEqual([]);
-      expect((await checked.open(path))?.known).toBeNull();
+      expect((await trustOf(checked, path))?.known).toBeNull();
       const second = await readTape(path, checked);
       expect(second.error).toBe(error);
       expect(second.events).toEqual(first.events);
@@ -154,7 +155,7 @@ describe('what is never remembered', () => {
     let read = 0;
     for await (const _event of tape.events()) if (++read === all.length - 1) break;
     expect(await entries(dir)).toEqual([]);
-    expect((await checked.open(path))?.known).toBeNull();
+    expect((await trustOf(checked, path))?.known).toBeNull();
     // Read to its end, it is.
     expect((await readTape(path, checked)).events).toEqual(all);
     expect(await entries(dir)).toHaveLength(1);
@@ -167,12 +168,12 @@ describe('what is never remembered', () => {
 
     const byDefault = freshCache();
     expect(size).toBeLessThan(CHECKED_MIN_BYTES);
-    expect(await new CheckedTapes({ dir: byDefault, salt: 'test' }).open(path)).toBeNull();
+    expect(await trustOf(new CheckedTapes({ dir: byDefault, salt: 'test' }), path)).toBeNull();
     expect((await readTape(path, new CheckedTapes({ dir: byDefault, salt: 'test' }))).events).toEqual(all);
     expect(await entries(byDefault)).toEqual([]);
 
     const above = freshCache();
-    expect(await cacheIn(above, 'test', size + 1).open(path)).toBeNull();
+    expect(await trustOf(cacheIn(above, 'test', size + 1), path)).toBeNull();
     expect((await readTape(path, cacheIn(above, 'test', size + 1))).error).toBeNull();
     expect(await entries(above)).toEqual([]);
     // A file of exactly minBytes is remembered.
@@ -181,13 +182,12 @@ describe('what is never remembered', () => {
 
     const dir = freshCache();
     await readTape(path, cacheIn(dir, 'test'));
-    expect((await cacheIn(dir, 'test').open(path))?.known).not.toBeNull();
-    expect((await cacheIn(dir, 'another version').open(path))?.known).toBeNull();
+    expect((await trustOf(cacheIn(dir, 'test'), path))?.known).not.toBeNull();
+    expect((await trustOf(cacheIn(dir, 'another version'), path))?.known).toBeNull();
   });
 
   it('a path that is not a file', async () => {
-    expect(await cacheIn(freshCache()).open(tapes.root)).toBeNull();
-    expect(await cacheIn(freshCache()).open(join(tapes.root, 'no such file'))).toBeNull();
+    expect(await trustOf(cacheIn(freshCache()), tapes.root)).toBeNull();
   });
 });
 
@@ -210,7 +210,7 @@ describe('an entry is trusted only for the bytes it was made from', () => {
     // Only the change time tells: same file, size and modification time.
     expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
     expect(after.ctimeNs).not.toBe(before.ctimeNs);
-    expect((await checked.open(path))?.known).toBeNull();
+    expect((await trustOf(checked, path))?.known).toBeNull();
     const read = await readTape(path, checked);
     expect(read.error).toMatch(/hash does not match/);
     expect(read.error).toBe((await readTape(path)).error);
@@ -232,7 +232,7 @@ describe('an entry is trusted only for the bytes it was made from', () => {
     const digest = original[last] as string;
     entry.blocks[last] = (digest[0] === '0' ? '1' : '0') + digest.slice(1);
     await writeFile(file, JSON.stringify(entry));
-    expect((await checked.open(path))?.known?.blocks[last]).toBe(entry.blocks[last]);
+    expect((await trustOf(checked, path))?.known?.blocks[last]).toBe(entry.blocks[last]);
 
     const forged = await readTape(path, checked);
     expect(forged.error).toContain('changed while it was read');
@@ -246,7 +246,7 @@ describe('an entry is trusted only for the bytes it was made from', () => {
     // The entry is gone; the next read checks the file, passes and remembers it again.
     expect(await entries(dir)).toEqual([]);
     expect(await readTape(path, checked)).toEqual(all);
-    expect((await checked.open(path))?.known?.blocks).toEqual(original);
+    expect((await trustOf(checked, path))?.known?.blocks).toEqual(original);
   });
 
   it('a forged entry whose first block differs gives no event at all', async () => {
@@ -284,20 +284,20 @@ describe('an entry is trusted only for the bytes it was made from', () => {
     for (const [what, corrupt] of Object.entries(corruptions)) {
       const dir = freshCache();
       const checked = cacheIn(dir);
-      await (await checked.open(path))?.remember({ blocks: await blocksOf(path), schemaLines: [] });
+      await (await trustOf(checked, path))?.remember({ blocks: await blocksOf(path), schemaLines: [] });
       const file = await onlyEntry(dir);
       expect((await readTape(path, checked)).error, what).toBeNull();
       await writeFile(file, corrupt(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>));
-      expect((await checked.open(path))?.known, what).toBeNull();
+      expect((await trustOf(checked, path))?.known, what).toBeNull();
       expect((await readTape(path, checked)).error, what).toBe(error);
 
       // A good file with a corrupt entry reads, checked, and is remembered anew.
       await readTape(good, checked);
       const goodEntry = join(dir, (await entries(dir)).find((name) => join(dir, name) !== file) as string);
       await writeFile(goodEntry, corrupt(JSON.parse(await readFile(goodEntry, 'utf8')) as Record<string, unknown>));
-      expect((await checked.open(good))?.known, what).toBeNull();
+      expect((await trustOf(checked, good))?.known, what).toBeNull();
       expect((await readTape(good, checked)).events, what).toEqual(all);
-      expect((await checked.open(good))?.known?.blocks, what).toEqual(await blocksOf(good));
+      expect((await trustOf(checked, good))?.known?.blocks, what).toEqual(await blocksOf(good));
     }
   });
 });

@@ -4,10 +4,11 @@
  * passed every check, read again unchanged by the same agentctl, would pass them again, so its
  * later reads can skip them. This cache remembers such files.
  *
- * An entry is found by what the file system says of the file — real path, device, inode, size,
- * modification and change times (the change time moves on every write and cannot be set back) —
- * plus agentctl's version and CHECKS_REVISION, so a file written since, or an agentctl that checks
- * differently, finds none. The entry holds the sha-256 of each 64 KiB block of the file as it was
+ * An entry is found by what the file system says of the file open for reading (one descriptor for
+ * the lookup, the read and the remembering) — device, inode, size, modification and change times
+ * (the change time moves on every write and cannot be set back) — plus the caller's salt (the CLI
+ * gives its build's digest) and CHECKS_REVISION, so a file written since, or an agentctl that
+ * checks differently, finds none. The entry holds the sha-256 of each 64 KiB block of the file as it was
  * checked (block-digests.ts), and a later read verifies every block before it makes a line of it:
  * whatever the file system says, only the very bytes that were checked are read unchecked. A block
  * that differs fails that read (exit 9) and drops the entry. The entry also lists the lines that
@@ -18,7 +19,7 @@
  * and never for a file that changed during it; any failure to read or write the cache is ignored.
  * Only files of at least `minBytes` are remembered (checking a small tape costs less than the entry).
  */
-import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -77,32 +78,36 @@ export class CheckedTapes {
     return new CheckedTapes({ dir: join(root, 'checked-tapes'), salt });
   }
 
-  /** What the cache knows of the file at `path`; null when the file is too small to be remembered. */
-  async open(path: string): Promise<TapeTrust | null> {
+  /**
+   * What the cache knows of the file open as `handle` (the caller reads it through that descriptor,
+   * so the entry looked up, the bytes read and the file remembered are one file); null when the
+   * file is too small to be remembered.
+   */
+  async open(handle: FileHandle): Promise<TapeTrust | null> {
     let info: BigIntStats;
-    let entry: string;
     try {
-      info = await stat(path, { bigint: true });
-      if (!info.isFile() || info.size < BigInt(this.minBytes)) return null;
-      entry = join(this.options.dir, `${await this.keyOf(path, info)}.json`);
+      info = await handle.stat({ bigint: true });
     } catch {
       return null;
     }
+    if (!info.isFile() || info.size < BigInt(this.minBytes)) return null;
+    const entry = join(this.options.dir, `${keyOf(this.options.salt, info)}.json`);
     const known = await readEntry(entry, Number(info.size));
     return {
       known,
       remember: async (checked) => {
+        const temp = `${entry}.${process.pid}.tmp`;
         try {
-          const now = await stat(path, { bigint: true });
+          const now = await handle.stat({ bigint: true });
           if (!sameFile(now, info) || checked.blocks.length !== blockCount(Number(info.size))) return;
           await mkdir(this.options.dir, { recursive: true });
           const body = { format: ENTRY_FORMAT, size: Number(info.size), blocks: checked.blocks, schemaLines: checked.schemaLines };
-          const temp = `${entry}.${process.pid}.tmp`;
           await writeFile(temp, JSON.stringify(body));
           await rename(temp, entry);
           await this.prune();
         } catch {
           // Only an optimisation: the next read checks the file again.
+          await rm(temp, { force: true }).catch(() => undefined);
         }
       },
       forget: async () => {
@@ -111,14 +116,20 @@ export class CheckedTapes {
     };
   }
 
-  private async keyOf(path: string, info: BigIntStats): Promise<string> {
-    const where = [await realpath(path), info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs];
-    return sha256Hex(JSON.stringify([ENTRY_FORMAT, CHECKS_REVISION, this.options.salt, ...where].map(String)));
-  }
-
-  /** Keep the MAX_ENTRIES most recently written entries. */
+  /**
+   * Keep the MAX_ENTRIES most recently written entries; remove the temporary files of writes that
+   * were killed (older than an hour: a write under way is not).
+   */
   private async prune(): Promise<void> {
-    const names = (await readdir(this.options.dir)).filter((name) => name.endsWith('.json'));
+    const all = await readdir(this.options.dir);
+    const hourAgo = Date.now() - 60 * 60 * 1000;
+    await Promise.all(
+      all.filter((name) => name.endsWith('.tmp')).map(async (name) => {
+        const file = join(this.options.dir, name);
+        if (((await stat(file).catch(() => null))?.mtimeMs ?? Infinity) < hourAgo) await rm(file, { force: true }).catch(() => undefined);
+      }),
+    );
+    const names = all.filter((name) => name.endsWith('.json'));
     if (names.length <= MAX_ENTRIES) return;
     const dated = await Promise.all(
       names.map(async (name) => ({ name, at: (await stat(join(this.options.dir, name)).catch(() => null))?.mtimeMs ?? 0 })),
@@ -126,6 +137,15 @@ export class CheckedTapes {
     dated.sort((a, b) => b.at - a.at || (a.name < b.name ? -1 : 1));
     await Promise.all(dated.slice(MAX_ENTRIES).map(({ name }) => rm(join(this.options.dir, name), { force: true }).catch(() => undefined)));
   }
+}
+
+/**
+ * The entry's name: the file by device and inode (whatever path reaches it), as it is now (size,
+ * modification and change times), for this build's checks.
+ */
+function keyOf(salt: string, info: BigIntStats): string {
+  const fields = [ENTRY_FORMAT, CHECKS_REVISION, salt, info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs];
+  return sha256Hex(JSON.stringify(fields.map(String)));
 }
 
 function sameFile(a: BigIntStats, b: BigIntStats): boolean {

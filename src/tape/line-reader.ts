@@ -4,9 +4,8 @@
  * refused while it is still being read (never buffered whole), and a gzip file is inflated only as
  * far as `maxInflatedBytes(compressed size)` allows: the gunzip stream is stopped there.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { open, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { TapeFormatError } from '../core/errors.js';
 import { BlockDigests, type BlockMode } from './block-digests.js';
@@ -35,17 +34,41 @@ const CR = 0x0d;
  */
 const CHUNK_BYTES = 64 * 1024;
 
+/** How to read: the file already open (kept open), and its blocks' digests to collect or verify. */
+export interface ReadOptions {
+  /**
+   * The file, opened by the caller, who closes it: everything is read through this one descriptor,
+   * so what is read is the file the caller looked at (`handle.stat()`), whatever its path names
+   * since. Without it the path is opened here, and closed when the reading ends.
+   */
+  handle?: FileHandle;
+  /**
+   * The file's bytes (as stored, before any gunzip) pass through BlockDigests on their way: their
+   * digests are collected, or each block is verified before a line is made of it; a block that is
+   * not the expected one fails the read with TapeFormatError.
+   */
+  blocks?: BlockMode;
+}
+
 /**
  * Every line of the file, blank ones included, in order, in batches: the lines that end in each
  * chunk read (so a consumer pays one async step per chunk, not per line). Gzip is detected by its
- * magic bytes. With `blocks`, the file's bytes (as stored, before any gunzip) pass through
- * BlockDigests on their way: their digests are collected, or each block is verified before a line
- * is made of it; a block that is not the expected one fails the read with TapeFormatError.
+ * magic bytes.
  */
-export async function* readTapeLines(path: string, limits: LineLimits, blocks?: BlockMode): AsyncGenerator<TapeLine[]> {
-  const gz = await isGzip(path);
-  const maxInflated = gz ? limits.maxInflatedBytes((await stat(path)).size) : Infinity;
-  const source = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+export async function* readTapeLines(path: string, limits: LineLimits, options: ReadOptions = {}): AsyncGenerator<TapeLine[]> {
+  const handle = options.handle ?? (await open(path, 'r'));
+  try {
+    yield* linesFrom(path, handle, limits, options.blocks);
+  } finally {
+    if (options.handle === undefined) await handle.close();
+  }
+}
+
+async function* linesFrom(path: string, handle: FileHandle, limits: LineLimits, blocks: BlockMode | undefined): AsyncGenerator<TapeLine[]> {
+  const gz = await isGzip(handle);
+  const maxInflated = gz ? limits.maxInflatedBytes((await handle.stat()).size) : Infinity;
+  // Not handle.createReadStream: destroying that closes the handle, which is the caller's.
+  const source = Readable.from(chunksOf(handle), { objectMode: false });
   const digests = blocks === undefined ? undefined : new BlockDigests(blocks, () => new TapeFormatError('the file changed while it was read', { file: path }));
   const bytes: Readable = digests === undefined ? source : source.pipe(digests);
   const stream = gz ? bytes.pipe(createGunzip()) : bytes;
@@ -153,10 +176,19 @@ export async function* readTapeLines(path: string, limits: LineLimits, blocks?: 
   }
 }
 
-async function isGzip(path: string): Promise<boolean> {
-  const handle = createReadStream(path, { start: 0, end: 1 });
-  const chunks: Buffer[] = [];
-  for await (const chunk of handle) chunks.push(chunk as Buffer);
-  const head = Buffer.concat(chunks);
-  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+/** The file's bytes from its start, CHUNK_BYTES at a time, read at explicit positions. */
+async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
+  for (let position = 0; ;) {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
+  }
+}
+
+async function isGzip(handle: FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(2);
+  const { bytesRead } = await handle.read(head, 0, 2, 0);
+  return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
 }

@@ -4,7 +4,7 @@
  * JSON (sorted keys), so export → import → export gives the same bytes.
  */
 import { createWriteStream } from 'node:fs';
-import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -14,9 +14,8 @@ import type { RunEvent } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { nestsDeeperThan } from './json-depth.js';
-import type { BlockMode } from './block-digests.js';
-import type { CheckedTape, CheckedTapes } from './checked-tapes.js';
-import { readTapeLines, type TapeLine } from './line-reader.js';
+import type { CheckedTape, CheckedTapes, TapeTrust } from './checked-tapes.js';
+import { readTapeLines, type ReadOptions, type TapeLine } from './line-reader.js';
 import type * as EventSchemaModule from './schema.js';
 import { quickEvent, quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig, TapeChecks } from './tape-checks.js';
@@ -185,18 +184,25 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   const { text: headerText, meta } = first;
   await checkRecordedConfig(meta.config, { file: path, line: 1 });
   async function* batches(): AsyncGenerator<RunEvent[]> {
-    const trust = options.checked == null || options.limits !== undefined ? null : await options.checked.open(path);
-    const known = trust?.known ?? null;
-    if (trust !== null && known !== null) {
-      yield* checkedBefore(path, headerText, limits, known, trust.forget);
-      return;
+    // One descriptor for the whole read: the file the cache is asked about is the file read.
+    const handle = await open(path, 'r');
+    try {
+      const trust = options.checked == null || options.limits !== undefined ? null : await options.checked.open(handle);
+      const known = trust?.known ?? null;
+      if (trust !== null && known !== null) yield* checkedBefore(path, handle, headerText, limits, known, trust.forget);
+      else yield* checking(handle, trust);
+    } finally {
+      await handle.close();
     }
+  }
+  /** A read that checks every line; a file read in full and found sound is remembered by `trust`. */
+  async function* checking(handle: FileHandle, trust: TapeTrust | null): AsyncGenerator<RunEvent[]> {
     const checks = new TapeChecks(path, meta);
     const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
     // A file the cache may remember: its blocks' digests, and the lines the schema read.
     const seen: CheckedTape | null = trust === null ? null : { blocks: [], schemaLines: [] };
     let last = 0;
-    for await (const batch of readLines(path, limits, seen === null ? undefined : { collect: seen.blocks })) {
+    for await (const batch of readLines(path, limits, { handle, ...(seen === null ? {} : { blocks: { collect: seen.blocks } }) })) {
       const events: RunEvent[] = [];
       try {
         for (const { text, line } of batch) {
@@ -315,11 +321,11 @@ function checkHeaderUnchanged(file: string, text: string, opened: string): void 
  * cache forgets the file.
  */
 async function* checkedBefore(
-  path: string, headerText: string, limits: TapeLimits, known: CheckedTape, forget: () => Promise<void>,
+  path: string, handle: FileHandle, headerText: string, limits: TapeLimits, known: CheckedTape, forget: () => Promise<void>,
 ): AsyncGenerator<RunEvent[]> {
   const schemaLines = new Set(known.schemaLines);
   try {
-    for await (const batch of readLines(path, limits, { expect: known.blocks })) {
+    for await (const batch of readLines(path, limits, { handle, blocks: { expect: known.blocks } })) {
       const events: RunEvent[] = [];
       for (const { text, line } of batch) {
         if (line === 1) {
@@ -349,10 +355,10 @@ function parseJson(file: string, text: string, line: number, limits: TapeLimits,
   }
 }
 
-/** The file's lines within the bounds: line length, and how far a gzip file may inflate. `blocks`: see readTapeLines. */
-function readLines(path: string, limits: TapeLimits, blocks?: BlockMode): AsyncGenerator<TapeLine[]> {
+/** The file's lines within the bounds: line length, and how far a gzip file may inflate. `options`: see readTapeLines. */
+function readLines(path: string, limits: TapeLimits, options?: ReadOptions): AsyncGenerator<TapeLine[]> {
   return readTapeLines(path, {
     maxLineBytes: limits.maxLineBytes,
     maxInflatedBytes: (compressed) => Math.max(limits.minInflatedBytes, compressed * limits.maxInflateRatio),
-  }, blocks);
+  }, options);
 }

@@ -5,7 +5,7 @@
  * a copy of a tape that fails its request-hash check.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, open, readdir, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { TapeFormatError } from '../../core/errors.js';
 import type { RunEvent } from '../../core/events.js';
 import { BLOCK_BYTES, blockCount } from '../block-digests.js';
-import { CHECKED_MIN_BYTES, CheckedTapes } from '../checked-tapes.js';
+import { CHECKED_MIN_BYTES, CheckedTapes, type TapeTrust } from '../checked-tapes.js';
 import { quickEvent } from '../quick-event-check.js';
 import { openTapeFile } from '../tape-file.js';
 
@@ -43,6 +43,19 @@ export interface CheckedTapeFixtures {
  * synthetic tapes in a new temporary directory before its tests and remove it after them. The
  * properties of what it returns are read when a test runs, once the tapes are recorded.
  */
+/** Files opened for `trustOf`, closed after the file's tests. */
+const handles: FileHandle[] = [];
+
+/**
+ * What `checked` knows of the file at `path`, as a reader asks: through a descriptor open on it
+ * (kept open until the file's tests end, so `remember` can still look at the file).
+ */
+export async function trustOf(checked: CheckedTapes, path: string): Promise<TapeTrust | null> {
+  const handle = await open(path, 'r');
+  handles.push(handle);
+  return checked.open(handle);
+}
+
 export function useCheckedTapeFixtures(): CheckedTapeFixtures {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'agentctl-checked-'));
@@ -55,6 +68,7 @@ export function useCheckedTapeFixtures(): CheckedTapeFixtures {
     expect((await stat(large)).size).toBeGreaterThan(CHECKED_MIN_BYTES);
   }, 60_000);
   afterAll(async () => {
+    await Promise.all(handles.splice(0).map((handle) => handle.close()));
     await rm(root, { recursive: true, force: true });
   });
   return {
