@@ -55,7 +55,7 @@ export interface TapeTrust {
 
 export interface CheckedTapesOptions {
   dir: string;
-  /** What else the checks depend on: agentctl's version. */
+  /** What else the checks depend on: the CLI gives a digest of its build's code. */
   salt: string;
   minBytes?: number;
 }
