@@ -18,14 +18,14 @@ export function rawCallKey(tool: string, raw: string): string {
 }
 
 /**
- * sha-256 hex of UTF-8 text. One-shot `crypto.hash` (Node ≥ 20.12) is about twice as fast as a
- * Hash object for inputs this small; older Node 20 releases fall back to createHash. Both give the
- * same digest.
+ * sha-256 hex of UTF-8 text (or of bytes). One-shot `crypto.hash` (Node ≥ 20.12) is about twice as
+ * fast as a Hash object for inputs this small; older Node 20 releases fall back to createHash. Both
+ * give the same digest.
  */
-export const sha256Hex: (text: string) => string =
+export const sha256Hex: (data: string | Buffer) => string =
   typeof (crypto as { hash?: unknown }).hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'hex')
-    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+    ? (data) => crypto.hash('sha256', data, 'hex')
+    : (data) => crypto.createHash('sha256').update(data).digest('hex');
 
 /** The outcome of parsing a tool call's JSON-string arguments. */
 export type ParsedArguments =

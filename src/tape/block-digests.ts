@@ -5,8 +5,8 @@
  * each block against the digests given before passing it on — so a reader downstream never sees a
  * byte that was not verified, whatever the stream's chunks look like.
  */
-import * as crypto from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { sha256Hex } from '../guardrails/call-key.js';
 
 /** The block size: the chunk size tape files are read in, so a block is usually one chunk. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -16,11 +16,6 @@ export type BlockMode = { collect: string[] } | { expect: readonly string[] };
 
 /** How many blocks a file of `bytes` bytes has. */
 export const blockCount = (bytes: number): number => Math.ceil(bytes / BLOCK_BYTES);
-
-const sha256 = (bytes: Buffer): string =>
-  typeof (crypto as { hash?: unknown }).hash === 'function'
-    ? crypto.hash('sha256', bytes, 'hex')
-    : crypto.createHash('sha256').update(bytes).digest('hex');
 
 export class BlockDigests extends Transform {
   private held: Buffer[] = [];
@@ -66,7 +61,7 @@ export class BlockDigests extends Transform {
   }
 
   private block(bytes: Buffer): void {
-    const digest = sha256(bytes);
+    const digest = sha256Hex(bytes);
     if ('collect' in this.mode) this.mode.collect.push(digest);
     else if (this.mode.expect[this.blocks] !== digest) throw this.mismatch();
     this.blocks++;
