@@ -2,9 +2,14 @@
  * Every command of agentctl, with its flags. Only commander is loaded here: each action imports its
  * command module when it runs, so `agentctl --help` and `agentctl ls` stay fast.
  */
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { GlobalOptions } from './io.js';
-import { agentctlVersion } from './version.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 /** Options of the command merged with the program's common ones. */
 function options<T>(command: Command): T & GlobalOptions {
@@ -16,7 +21,7 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 export function buildProgram(): Command {
   const program = new Command('agentctl')
     .description('Record LLM agent runs onto a tape and replay them deterministically.')
-    .version(agentctlVersion(), '-V, --version')
+    .version(version(), '-V, --version')
     .option('--store <dir>', 'tape store directory (default: $AGENTCTL_STORE or ./.agentctl/store)')
     .option('--json', 'machine-readable output (NDJSON events, then a summary line)')
     .option('--tui', 'show the terminal UI (the default for record, replay and view on a terminal, outside CI)')
