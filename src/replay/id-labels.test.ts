@@ -215,4 +215,16 @@ describe('HashedSettings', () => {
     settings.note(request('h3'), request('h3'));
     expect(settings.agree(request('a'), request('b'))).toBe(false);
   });
+
+  it('keeps each set of settings apart, whatever order the requests come in, and reads params by content', () => {
+    const settings = new HashedSettings();
+    const seeded = { params: { seed: 1, top_p: 0.5 } };
+    settings.note(request('h0', seeded), request('h0', seeded));
+    // The settings the last note was about are not the only ones remembered.
+    settings.note(request('h1', { tools: ['write_file'] }), request('h2', { tools: ['write_file'] }));
+    expect(settings.agree(request('a', { params: { top_p: 0.5, seed: 1 } }), request('b', seeded))).toBe(true);
+    expect(settings.agree(request('a', { tools: ['write_file'] }), request('b', { tools: ['write_file'] }))).toBe(false);
+    expect(settings.agree(request('a', { params: { seed: 2, top_p: 0.5 } }), request('b', { params: { seed: 2, top_p: 0.5 } }))).toBe(false);
+    expect(settings.agree(request('a', seeded), request('b', { ...seeded, endpoint: 'responses' }))).toBe(false);
+  });
 });

@@ -34,6 +34,7 @@ import type { HttpReply, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import type { ToolCallDelta } from '../core/llm.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
+import { sameJson } from './same-json.js';
 
 /** What an id names: a tool call, or (in a transport reply) a response, item or chunk. */
 export type IdKind = 'call' | 'id';
@@ -268,24 +269,40 @@ export class IdLabels {
  */
 export class HashedSettings {
   private readonly agreed = new Map<string, boolean>();
+  /** The last request keyed, and its key: a run shows the same settings every step, so they are serialised once. */
+  private last: LlmRequestEvent | null = null;
+  private lastKey = '';
 
   /** Two requests whose conversations are textually the same (so their hashes are comparable). */
   note(a: LlmRequestEvent, b: LlmRequestEvent): void {
-    const key = visibleSettings(a);
-    if (key !== visibleSettings(b)) return;
+    if (!sameSettings(a, b)) return;
+    const key = this.keyOf(a);
     if (a.hash !== b.hash) this.agreed.set(key, false);
     else if (!this.agreed.has(key)) this.agreed.set(key, true);
   }
 
   /** True when the two requests show the same settings and those have only ever come with agreeing hashes. */
   agree(a: LlmRequestEvent, b: LlmRequestEvent): boolean {
-    const key = visibleSettings(a);
-    return key === visibleSettings(b) && this.agreed.get(key) === true;
+    return sameSettings(a, b) && this.agreed.get(this.keyOf(a)) === true;
+  }
+
+  private keyOf(request: LlmRequestEvent): string {
+    if (this.last === null || !sameSettings(request, this.last)) {
+      this.last = request;
+      this.lastKey = canonicalJson(visibleSettings(request));
+    }
+    return this.lastKey;
   }
 }
 
-function visibleSettings(request: LlmRequestEvent): string {
-  return canonicalJson([request.model, request.stream, request.tools, request.endpoint ?? null, request.params ?? null]);
+function visibleSettings(request: LlmRequestEvent): unknown[] {
+  return [request.model, request.stream, request.tools, request.endpoint ?? null, request.params ?? null];
+}
+
+/** Whether two requests show the same settings: what comparing their visibleSettings' canonical JSON would say. */
+function sameSettings(a: LlmRequestEvent, b: LlmRequestEvent): boolean {
+  return a.model === b.model && a.stream === b.stream && (a.endpoint ?? null) === (b.endpoint ?? null) &&
+    sameJson(a.tools, b.tools) && sameJson(a.params ?? null, b.params ?? null);
 }
 
 /**
