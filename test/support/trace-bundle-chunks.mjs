@@ -1,8 +1,17 @@
 // Preloaded with `node --import`: reports on stderr every file of the CLI bundle (dist/cli-bundle)
 // the program imports (one `CHUNK-LOADED <file name>` line each). zod and our own modules are
 // bundled, so trace-package-imports.mjs cannot see them; a chunk esbuild split off at a dynamic
-// import is named for its module (`schema-<hash>.js` for src/tape/schema.ts).
+// import is named for its module (`schema-<hash>.js` for src/tape/schema.ts). At exit it reports
+// the Node built-in modules the program loaded (`BUILTIN-LOADED <name>`, internal ones aside).
+import { writeSync } from 'node:fs';
 import { register } from 'node:module';
+
+process.on('exit', () => {
+  for (const entry of process.moduleLoadList) {
+    const name = /^NativeModule (?!internal\/)(\S+)$/.exec(entry)?.[1];
+    if (name !== undefined) writeSync(2, `BUILTIN-LOADED ${name}\n`);
+  }
+});
 
 register(
   'data:text/javascript,' +

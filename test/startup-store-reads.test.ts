@@ -1,0 +1,47 @@
+/**
+ * Start-up cost (issue 12): `ls` and `show` open the store only to read it. The store's journal
+ * checksums its records with sha-256, but a store opened to be read has no journal to check, so
+ * node:crypto (~3 ms to load) is loaded only when a journal record is written or read back.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli } from './support/cli.js';
+import { traced } from './support/traced.js';
+
+const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
+const TRACE = fileURLToPath(new URL('./support/trace-bundle-chunks.mjs', import.meta.url));
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-store-reads-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const builtins = (stderr: string): string[] => [...stderr.matchAll(/^BUILTIN-LOADED (\S+)$/gm)].map((m) => m[1]!);
+
+describe('start-up: reading a store loads no node:crypto', () => {
+  it('ls and show open the store (its chunk loads) without loading node:crypto', async () => {
+    const store = join(dir, 'store');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    for (const args of [['ls'], ['show', 'demo']]) {
+      const result = await traced(TRACE, [BIN, ...args, '--store', store]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout, args.join(' ')).toContain('demo');
+      const loaded = builtins(result.stderr);
+      // The trace sees the built-ins: the store's own (fs) are there, node:crypto is not.
+      expect(loaded, args.join(' ')).toContain('fs');
+      expect(loaded, args.join(' ')).not.toContain('crypto');
+    }
+  });
+
+  it('a replay, which hashes requests, does load it (the trace would see it)', async () => {
+    const result = await traced(TRACE, [BIN, 'replay', DEMO, '--no-save', '--quiet', '--store', join(dir, 'no-store')]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(builtins(result.stderr)).toContain('crypto');
+  });
+});
