@@ -13,12 +13,11 @@ import { NotFoundError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
-import { nestsDeeperThan } from './json-depth.js';
 import type { CheckedTape, CheckedTapes, TapeTrust } from './checked-tapes.js';
 import { readTapeLines, type ReadOptions, type TapeLine } from './line-reader.js';
-import type * as EventSchemaModule from './schema.js';
-import { quickEvent, quickHeader } from './quick-event-check.js';
-import { checkRecordedConfig, TapeChecks } from './tape-checks.js';
+import { LineChecks, parseJson, trustedEvents } from './line-checks.js';
+import { quickHeader } from './quick-event-check.js';
+import { checkRecordedConfig } from './tape-checks.js';
 
 export const TAPE_FORMAT = 'agentctl-tape';
 
@@ -197,39 +196,13 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   }
   /** A read that checks every line; a file read in full and found sound is remembered by `trust`. */
   async function* checking(handle: FileHandle, trust: TapeTrust | null): AsyncGenerator<RunEvent[]> {
-    const checks = new TapeChecks(path, meta);
-    const maxLines = (meta.eventCount ?? limits.maxEvents) + 1;
     // A file the cache may remember: its blocks' digests, and the lines the schema read.
     const seen: CheckedTape | null = trust === null ? null : { blocks: [], schemaLines: [] };
-    let last = 0;
+    const checks = new LineChecks(path, meta, headerText, limits, seen?.schemaLines ?? null);
     for await (const batch of readLines(path, limits, { handle, ...(seen === null ? {} : { blocks: { collect: seen.blocks } }) })) {
       const events: RunEvent[] = [];
       try {
-        for (const { text, line } of batch) {
-          last = line;
-          if (line === 1) {
-            checkHeaderUnchanged(path, text, headerText);
-            continue;
-          }
-          if (text.trim() === '') throw new TapeFormatError('blank line: a tape has one event on every line after the header', { file: path, line });
-          if (line > maxLines) {
-            throw new TapeFormatError(
-              meta.eventCount === undefined ? `more than ${limits.maxEvents} events` : `more events than the header's eventCount (${meta.eventCount})`,
-              { file: path, line },
-            );
-          }
-          const json = parseJson(path, text, line, limits, 'not valid JSON (corrupt or truncated line)');
-          // The common events pass a quick check that accepts only what the schema accepts; the
-          // rest, and anything it is unsure of, go through the schema.
-          let event = quickEvent(json);
-          if (event === undefined) {
-            event = schemaEvent(loadedSchema ?? (await loadEventSchema()), path, json, line);
-            seen?.schemaLines.push(line);
-          }
-          if (line === 2) await checks.start(event, line);
-          else checks.event(event, line);
-          events.push(event);
-        }
+        await checks.check(batch, events);
       } catch (error) {
         // The events before a bad line are given first, as they would be one by one.
         if (events.length > 0) yield events;
@@ -237,7 +210,7 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
       }
       if (events.length > 0) yield events;
     }
-    checks.finish(last);
+    checks.finish();
     if (seen !== null) await trust?.remember(seen);
   }
   return {
@@ -290,29 +263,6 @@ function checkEventCount(meta: RunMeta, file: string, line: number, limits: Tape
   return meta;
 }
 
-type EventSchema = typeof EventSchemaModule;
-let loadedSchema: EventSchema | undefined;
-
-/**
- * The event schema (schema.ts), loaded the first time an event needs it: a tape the quick check
- * vouches for line by line never constructs it (issue 12, start-up).
- */
-async function loadEventSchema(): Promise<EventSchema> {
-  return (loadedSchema ??= await import('./schema.js'));
-}
-
-/** An event only the schema can decide. */
-function schemaEvent(schema: EventSchema, file: string, json: unknown, line: number): RunEvent {
-  const event = schema.runEventSchema.safeParse(json);
-  if (!event.success) throw new TapeFormatError(`invalid event: ${schema.describeIssue(event.error)}`, { file, line });
-  return event.data;
-}
-
-/** Line 1, read again: the file must still be the tape that was opened. */
-function checkHeaderUnchanged(file: string, text: string, opened: string): void {
-  if (text !== opened) throw new TapeFormatError('the header changed since the tape was opened', { file, line: 1 });
-}
-
 /**
  * The events of a file read in full and found sound before, unchanged since (checked-tapes.ts):
  * each block of the file is verified to be the one checked before its lines are read, so only
@@ -326,32 +276,12 @@ async function* checkedBefore(
   const schemaLines = new Set(known.schemaLines);
   try {
     for await (const batch of readLines(path, limits, { handle, blocks: { expect: known.blocks } })) {
-      const events: RunEvent[] = [];
-      for (const { text, line } of batch) {
-        if (line === 1) {
-          checkHeaderUnchanged(path, text, headerText);
-          continue;
-        }
-        const json = parseJson(path, text, line, limits, 'not valid JSON (corrupt or truncated line)', false);
-        events.push(schemaLines.has(line) ? schemaEvent(loadedSchema ?? (await loadEventSchema()), path, json, line) : (json as RunEvent));
-      }
+      const events = await trustedEvents(path, batch, headerText, limits, schemaLines);
       if (events.length > 0) yield events;
     }
   } catch (error) {
     await forget();
     throw error;
-  }
-}
-
-function parseJson(file: string, text: string, line: number, limits: TapeLimits, message: string, checkDepth = true): unknown {
-  // Checked before parsing: a value nested deeper than any tape needs never reaches recursive code.
-  if (checkDepth && nestsDeeperThan(text, limits.maxDepth)) {
-    throw new TapeFormatError(`a value nested more than ${limits.maxDepth} levels deep: not an agentctl tape line`, { file, line });
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new TapeFormatError(message, { file, line });
   }
 }
 
