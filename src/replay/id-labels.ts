@@ -66,18 +66,18 @@ const TIME_HEADERS = new Set(['openai-processing-ms']);
 /** One run's labels; feed it the run's events in order (`event` labels as it goes). */
 export class IdLabels {
   private readonly labels: Record<IdKind, Map<string, string>> = { call: new Map(), id: new Map() };
-  /** New ids per kind and step: `call#3` → how many call ids step 3 has introduced. */
-  private readonly counts = new Map<string, number>();
-  /** Keeping ids: each id by the position it first appeared at (`call#3.0` → `call_abc`). */
-  private readonly positions: Map<string, string> | null;
+  /**
+   * The labels of the ids each step introduced, per kind and in order: `introduced.call.get(3)[1]`
+   * is the label of the second call id step 3 introduced (its position, `call#3.1`). Keeping ids,
+   * that is the id itself: what a translating IdLabels names its own id at that position.
+   */
+  private readonly introduced: Record<IdKind, Map<number, string[]>> = { call: new Map(), id: new Map() };
 
   /**
-   * @param keep the ids are their own labels (positions are recorded for a translating IdLabels)
+   * @param keep the ids are their own labels (a translating IdLabels reads them by position)
    * @param reference name each id after the reference's id at the same position
    */
-  constructor(keep = false, private readonly reference: IdLabels | null = null) {
-    this.positions = keep ? new Map() : null;
-  }
+  constructor(private readonly keep = false, private readonly reference: IdLabels | null = null) {}
 
   /** Labels that are the ids themselves: the side the other is read against (a replay's tape). */
   static keepingIds(): IdLabels {
@@ -93,17 +93,13 @@ export class IdLabels {
   label(id: string, step: number, kind: IdKind = 'call'): string {
     const known = this.labels[kind].get(id);
     if (known !== undefined) return known;
-    const scope = `${kind}#${step}`;
-    const n = this.counts.get(scope) ?? 0;
-    this.counts.set(scope, n + 1);
-    const position = `${scope}.${n}`;
-    let label = position;
-    if (this.positions !== null) {
-      label = kept(id);
-      this.positions.set(position, label);
-    } else if (this.reference !== null) {
-      label = this.reference.positions?.get(position) ?? position;
-    }
+    let inStep = this.introduced[kind].get(step);
+    if (inStep === undefined) this.introduced[kind].set(step, (inStep = []));
+    const n = inStep.length;
+    let label: string;
+    if (this.keep) label = kept(id);
+    else label = (this.reference?.keep === true ? this.reference.introduced[kind].get(step)?.[n] : undefined) ?? `${kind}#${step}.${n}`;
+    inStep.push(label);
     this.labels[kind].set(id, label);
     return label;
   }
@@ -193,7 +189,7 @@ export class IdLabels {
    */
   private references(text: string): string {
     if (!text.includes('(call ')) return text;
-    const mark = this.positions !== null || this.reference !== null;
+    const mark = this.keep || this.reference !== null;
     return text.replace(CALL_REFERENCE, (whole, id: string) => {
       const label = this.labels.call.get(id);
       if (label !== undefined) return `(call ${label})`;
