@@ -107,3 +107,26 @@ describe('the built-in secret rules', () => {
     expect(custom.text('a secret-42 b')).toBe(`a ${REDACTED} b`);
   });
 });
+
+describe('keepsHex: a redactor that cannot change a digest', () => {
+  const hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 200 });
+  /** Hex text that starts like the rules whose prefixes are hex letters (AWS key ids start ACCA). */
+  const nearMisses = fc.tuple(fc.constantFrom('', 'acca', 'abia', 'a3t', 'acca2345677777777777777'), hex).map(([a, b]) => a + b);
+
+  it('holds for the built-in rules and for secrets with a character outside [0-9a-f], and then no hex text is changed', () => {
+    for (const redact of [createRedactor(), createRedactor({ secrets: ['hunter2hunter2', 'ABCDEF0123456789'] })]) {
+      expect(redact.keepsHex).toBe(true);
+      fc.assert(fc.property(fc.oneof(hex, nearMisses), (text) => {
+        expect(redact.text(text)).toBe(text);
+      }), { numRuns: 2000 });
+    }
+  });
+
+  it('does not hold with a pattern of the user\'s, or a secret of hex digits, which can match within a digest', () => {
+    expect(createRedactor({ patterns: ['zzz'] }).keepsHex).toBe(false);
+    const hexSecret = createRedactor({ secrets: ['0123abcd0123abcd'] });
+    expect(hexSecret.keepsHex).toBe(false);
+    expect(hexSecret.text('ff0123abcd0123abcdff')).not.toBe('ff0123abcd0123abcdff');
+    expect(createRedactor({ patterns: ['\\d{6}'] }).text('ab123456cd')).not.toBe('ab123456cd');
+  });
+});

@@ -33,6 +33,12 @@ export interface Redactor {
   text(input: string): string;
   /** Where the secrets of a text are: sorted, merged spans. */
   spans(input: string): Span[];
+  /**
+   * True when it leaves every string of lowercase hex digits (a digest) as it is: the built-in rules
+   * cannot match one (each needs another character), nor can a secret that has another character.
+   * False when it has patterns of the user's, which might.
+   */
+  readonly keepsHex: boolean;
 }
 
 interface Matcher {
@@ -126,7 +132,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return value;
   };
 
-  return Object.assign(<T>(value: T): T => walk(value) as T, { text, spans });
+  const keepsHex = matchers.length === SECRET_RULES.length && secrets.every((secret) => /[^0-9a-f]/.test(secret));
+  return Object.assign(<T>(value: T): T => walk(value) as T, { text, spans, keepsHex });
 }
 
 /**
@@ -148,7 +155,7 @@ function quickTest(userPatterns: readonly RegExp[]): (input: string) => boolean 
 }
 
 /** A redactor that finds nothing: for values that hold no secrets by construction. */
-export const NO_REDACTION: Redactor = Object.assign(<T>(value: T): T => value, { text: (input: string) => input, spans: (): Span[] => [] });
+export const NO_REDACTION: Redactor = Object.assign(<T>(value: T): T => value, { text: (input: string) => input, spans: (): Span[] => [], keepsHex: true });
 
 /** Sorted spans with overlapping and touching ones merged. */
 function merge(spans: [number, number][]): Span[] {

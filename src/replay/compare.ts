@@ -20,7 +20,7 @@ import { decisionChange, decisionMatchKey, indexDecisions } from './decision-cha
 import { firstDifference, type Difference } from './first-difference.js';
 import { IdLabels } from './id-labels.js';
 import { RequestPairs } from './request-pairs.js';
-import { sameJson } from './same-json.js';
+import { sameJson } from '../core/same-json.js';
 import type { LoopProgress } from './loop-progress.js';
 import type { StepCursor, StepGroup } from './step-cursor.js';
 

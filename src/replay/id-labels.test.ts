@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LlmRequestEvent, RunEvent, RunEventInput } from '../core/events.js';
 import { BLANK_TIME, HashedSettings, IdLabels, isIdLabel } from './id-labels.js';
-import { sameJson } from './same-json.js';
+import { sameJson } from '../core/same-json.js';
 
 const at = (input: RunEventInput, seq = 0): RunEvent => ({ ...input, seq, t: seq }) as RunEvent;
 

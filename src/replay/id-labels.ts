@@ -34,7 +34,7 @@ import type { HttpReply, LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import type { ToolCallDelta } from '../core/llm.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
-import { sameJson } from './same-json.js';
+import { sameJson } from '../core/same-json.js';
 
 /** What an id names: a tool call, or (in a transport reply) a response, item or chunk. */
 export type IdKind = 'call' | 'id';

@@ -52,6 +52,8 @@ export interface ReplayOptions {
   workspace?: string;
   configDir?: string;
   signal?: AbortSignal;
+  /** Hash every replayed request in full, never taking the tape's hash (see below): for tests that check both ways agree. */
+  hashEveryRequest?: boolean;
 }
 
 export type Verdict = 'reproduced' | 'diverged' | 'exhausted';
@@ -224,6 +226,16 @@ function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, Rep
   let result: LoopResult | undefined;
   let stoppedByStrict = false;
   let lastStep = 0;
+  /** The tape's next event, where the replay is: peeked after each event (below). */
+  let upcoming: RunEvent | undefined;
+  // A request the loop sends is the tape's own when it is the same delta after the same conversation
+  // (RequestHasher.hash): it then takes the recorded hash instead of hashing the request again. Only
+  // while the replay has followed the tape to the letter (no divergence of any kind so far), and only
+  // with built-in tools, whose definitions a tape file's checks verify each request's hash with.
+  if (config.toolModules.length === 0 && options.hashEveryRequest !== true) {
+    deps.recordedRequest = (step) =>
+      (upcoming?.type === 'llm_request' && upcoming.step === step && comparator.all.length === 0 ? upcoming : undefined);
+  }
   // The loop is driven here directly (a coroutine): its events reach the comparator without a
   // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
   const loop = agentLoop({ task, config }, deps);
@@ -248,7 +260,7 @@ function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, Rep
       // Before the loop goes on: take the time the tape recorded for what comes next, and if the
       // user cancelled the recording there, cancel the replay there too.
       const peeked = comparator.peek();
-      const upcoming = isPromiseLike(peeked) ? yield* wait(peeked) : peeked;
+      upcoming = isPromiseLike(peeked) ? yield* wait(peeked) : peeked;
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
         // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock

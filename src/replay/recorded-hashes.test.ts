@@ -1,0 +1,174 @@
+/**
+ * A replayed request that is the tape's own takes the recorded hash instead of being hashed again
+ * (RequestHasher.hash, replay-run.ts). On runs recorded through the real loop, then replayed from a
+ * tape file (checked on reading) or from events as the store gives them, under patches, what-if
+ * overrides and extra redaction patterns, that must change nothing: the replay yields the very
+ * events and result it yields hashing every request in full.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../agent/load-config.js';
+import { runLoop } from '../agent/loop.js';
+import type { ToolHost } from '../agent/tool-host.js';
+import { buildRegistry } from '../agent/tool-registry.js';
+import { ManualClock, seededRandom } from '../core/clock.js';
+import { EventRedactor } from '../core/event-redactor.js';
+import type { RunEvent } from '../core/events.js';
+import type { LlmClient, LlmResponse } from '../core/llm.js';
+import type { AssistantMessage } from '../core/messages.js';
+import { runRedactor } from '../core/redact.js';
+import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
+import { openTapeFile, writeTapeFile } from '../tape/tape-file.js';
+import { replayRun, type ReplayOptions } from './replay-run.js';
+import type { TapeSource } from './tape-source.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-recorded-hashes-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** One model turn of a scripted run: tool calls (by path), or an answer. */
+interface Turn {
+  paths: string[];
+  text: string;
+}
+
+const turn = fc.record({
+  paths: fc.array(fc.constantFrom('a.ts', 'b.ts', 'c.ts'), { maxLength: 2 }),
+  // Some text holds a secret a built-in rule redacts: the tape has it redacted, the loop hashed it so.
+  text: fc.constantFrom('looking', 'key sk-abcdefghijklmnop1234', 'done'),
+});
+
+function scriptedLlm(turns: readonly Turn[]): LlmClient {
+  let k = 0;
+  return {
+    async complete(): Promise<LlmResponse> {
+      const i = k++;
+      const t = turns[i];
+      if (t === undefined || t.paths.length === 0) {
+        return { message: { role: 'assistant', content: t?.text ?? 'finished' }, finishReason: 'stop', usage: { inputTokens: 10, outputTokens: 3 } };
+      }
+      const calls = t.paths.map((path, n) => ({ id: `call_${i}_${n}`, type: 'function' as const, function: { name: 'read_file', arguments: JSON.stringify({ path }) } }));
+      return { message: { role: 'assistant', content: t.text, tool_calls: calls }, finishReason: 'tool_calls', usage: { inputTokens: 10, outputTokens: 5 } };
+    },
+  };
+}
+
+/** Record a run of the real loop onto a tape file, redacted as `agentctl record` redacts it. */
+async function record(path: string, turns: readonly Turn[]): Promise<void> {
+  const config = parseConfig({ model: 'm', tools: ['read_file'], seed: 3, limits: { maxSteps: 12 } }, 'test config');
+  const registry = await buildRegistry(config, dir);
+  const tools: ToolHost = {
+    lookup: (name) => registry.spec(name),
+    definitions: () => registry.definitions(),
+    execute: async (_call, args) => (args['path'] === 'c.ts'
+      ? { status: 'error', output: 'ENOENT: c.ts', durationMs: 1 }
+      : { status: 'ok', output: `contents of ${String(args['path'])}`, durationMs: 1 }),
+    policies: [],
+  };
+  const redact = runRedactor({ env: {} });
+  const loop = runLoop({ task: 'read the files', config }, { llm: scriptedLlm(turns), tools, clock: new ManualClock(0), random: seededRandom(3), redact });
+  const redactor = new EventRedactor(redact);
+  async function* events(): AsyncGenerator<RunEvent> {
+    for await (const event of loop) yield* redactor.accept(event);
+  }
+  const meta: RunMeta = {
+    id: '01M82A0000000000000000TEST', kind: 'record', createdAt: '2026-11-23T00:00:00.000Z', task: 'read the files', model: 'm',
+    config: { ...config }, seed: 3, status: 'complete', tapeVersion: TAPE_VERSION, source: 'cli',
+  };
+  await writeTapeFile(path, meta, events());
+}
+
+/** A replay's events and result; an error as its message. */
+async function replayOf(options: ReplayOptions): Promise<unknown> {
+  const events: RunEvent[] = [];
+  try {
+    const run = replayRun(options);
+    for (let next = await run.next(); ; next = await run.next()) {
+      if (next.done) return { events, result: next.value };
+      events.push(next.value);
+    }
+  } catch (error) {
+    return { events, error: (error as Error).message };
+  }
+}
+
+const replayChoices = fc.record({
+  patch: fc.option(fc.record({ at: fc.nat({ max: 4 }), text: fc.constantFrom('patched answer', 'key sk-zyxwvutsrqponmlk9876') }), { nil: null }),
+  overrides: fc.constantFrom([], ['guardrails.identicalCallBlock=2'], ['maxTokens=50']),
+  redact: fc.constantFrom([], ['zzz']),
+  fromFile: fc.boolean(),
+  // A secret in the replaying environment that the recording's did not have, found in a tool's
+  // output: the replay hashes that message redacted, unlike the recording.
+  envSecret: fc.boolean(),
+});
+
+/** A secret-named variable of the replaying process (its value is redacted wherever it appears). */
+const SECRET_VAR = 'AGENTCTL_TEST_REPLAY_TOKEN';
+
+describe('replay: taking the recorded hash of a request that is the recorded one', () => {
+  it('property: gives the same events and result as hashing every request', async () => {
+    let n = 0;
+    let reproduced = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 6 }), replayChoices, async (turns, choice) => {
+        const path = join(dir, `run${n++}.tape.jsonl`);
+        await record(path, turns);
+        const tape = await openTapeFile(path);
+        const all: RunEvent[] = [];
+        for await (const event of tape.events()) all.push(event);
+        const source = (): TapeSource => choice.fromFile
+          ? { meta: tape.meta, label: path, events: () => tape.events(), batches: () => tape.batches() }
+          // As the store gives a run: its events, unchecked.
+          : { meta: tape.meta, label: tape.meta.id, events: () => each(all) };
+        const patches = new Map<number, AssistantMessage>(choice.patch === null ? [] : [[choice.patch.at, { role: 'assistant', content: choice.patch.text }]]);
+        const options = (hashEveryRequest: boolean): ReplayOptions => ({
+          source: source(), tools: 'tape', patches, overrides: choice.overrides, redact: choice.redact, hashEveryRequest,
+        });
+        if (choice.envSecret) process.env[SECRET_VAR] = 'contents of b.ts';
+        try {
+          const taken = await replayOf(options(false));
+          expect(taken).toEqual(await replayOf(options(true)));
+          if ((taken as { result?: { verdict: string } }).result?.verdict === 'reproduced') reproduced++;
+        } finally {
+          delete process.env[SECRET_VAR];
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // Most replays followed their tape, where recorded hashes are taken.
+    expect(reproduced).toBeGreaterThan(15);
+  }, 120_000);
+
+  it('a request that is the recorded one takes the hash the tape gives (the store is trusted: it holds what agentctl wrote)', async () => {
+    const path = join(dir, 'trusted.tape.jsonl');
+    await record(path, [{ paths: ['a.ts'], text: 'looking' }, { paths: ['b.ts'], text: 'looking' }, { paths: [], text: 'done' }]);
+    const tape = await openTapeFile(path);
+    const all: RunEvent[] = [];
+    for await (const event of tape.events()) all.push(event);
+    // The second request's hash, changed in the "store": taken as it is, it matches; hashed, it does not.
+    const requests = all.filter((e) => e.type === 'llm_request');
+    expect(requests.length).toBe(3);
+    const changed = all.map((e) => (e === requests[1] ? { ...e, hash: 'f'.repeat(64) } : e));
+    const store = (): TapeSource => ({ meta: tape.meta, label: tape.meta.id, events: () => each(changed) });
+    const taken = (await replayOf({ source: store(), tools: 'tape' })) as { result: { verdict: string } };
+    expect(taken.result.verdict).toBe('reproduced');
+    const hashed = (await replayOf({ source: store(), tools: 'tape', hashEveryRequest: true })) as { result: { verdict: string; firstDivergence: { step: number } } };
+    expect(hashed.result.verdict).toBe('diverged');
+    expect(hashed.result.firstDivergence.step).toBe(1);
+    // The first request is always hashed: nothing earlier vouches for the settings.
+    const first = all.map((e) => (e === requests[0] ? { ...e, hash: 'f'.repeat(64) } : e));
+    const firstChanged = (await replayOf({ source: { meta: tape.meta, label: tape.meta.id, events: () => each(first) }, tools: 'tape' })) as { result: { verdict: string } };
+    expect(firstChanged.result.verdict).toBe('diverged');
+  });
+});
+
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
