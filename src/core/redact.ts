@@ -155,7 +155,11 @@ function quickTest(userPatterns: readonly RegExp[]): (input: string) => boolean 
 }
 
 /** A redactor that finds nothing: for values that hold no secrets by construction. */
-export const NO_REDACTION: Redactor = Object.assign(<T>(value: T): T => value, { text: (input: string) => input, spans: (): Span[] => [], keepsHex: true });
+export const NO_REDACTION: Redactor = Object.assign(<T>(value: T): T => value, {
+  text: (input: string) => input,
+  spans: (): Span[] => [],
+  keepsHex: true,
+});
 
 /** Sorted spans with overlapping and touching ones merged. */
 function merge(spans: [number, number][]): Span[] {
