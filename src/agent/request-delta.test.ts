@@ -204,6 +204,13 @@ describe('RequestHasher given the recorded requests (replay)', () => {
     expect(anchored({ secrets: ['hunter2hunter2'] }).hash(withSecret, { prefix: 2, append: [secret] }, recorded(2, [secret])))
       .toBe(full(withSecret, { secrets: ['hunter2hunter2'] }));
 
+    // A redactor made elsewhere, which does not say it keeps digests as they are.
+    const { keepsHex: _keepsHex, ...elsewhere } = createRedactor();
+    const foreign = Object.assign(<T>(value: T): T => value, elsewhere);
+    const foreignHasher = new RequestHasher(foreign);
+    foreignHasher.hash(requestOf(first), { prefix: 0, append: first }, recorded(0, first, firstHash));
+    expect(foreignHasher.hash(requestOf(second), delta, recorded(2, [answer]))).toBe(full(requestOf(second)));
+
     // No request yet had the recorded hash: nothing vouches for the settings.
     const unanchored = new RequestHasher();
     unanchored.hash(requestOf(first), { prefix: 0, append: first }, recorded(0, first, 'not its hash'));

@@ -145,7 +145,7 @@ export class RequestHasher {
   private isRecorded(request: LlmRequest, delta: RequestDelta, recorded: RecordedRequest): boolean {
     const anchor = this.anchor;
     // A digest the redactor could change (a pattern of the user's might) cannot be vouched for unhashed.
-    if (anchor === null || !this.redact.keepsHex || request.endpoint !== undefined || request.params !== undefined) return false;
+    if (anchor === null || this.redact.keepsHex !== true || request.endpoint !== undefined || request.params !== undefined) return false;
     if (request.model !== anchor.model || request.stream !== anchor.stream || request.tools !== anchor.tools) return false;
     if (request.maxTokens !== anchor.maxTokens || request.temperature !== anchor.temperature) return false;
     if (recorded.model !== request.model || recorded.stream !== request.stream || !sameNames(recorded.tools, request.tools ?? NO_TOOLS)) return false;

@@ -36,9 +36,10 @@ export interface Redactor {
   /**
    * True when it leaves every string of lowercase hex digits (a digest) as it is: the built-in rules
    * cannot match one (each needs another character), nor can a secret that has another character.
-   * False when it has patterns of the user's, which might.
+   * False when it has patterns of the user's, which might; absent (a redactor made elsewhere) counts
+   * as false.
    */
-  readonly keepsHex: boolean;
+  readonly keepsHex?: boolean;
 }
 
 interface Matcher {
