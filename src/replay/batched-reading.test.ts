@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import { openTapeFile, writeTapeFile } from '../tape/tape-file.js';
 import { tapeArbitrary } from '../tape/test-support/arbitraries.js';
-import { replayRun } from './replay-run.js';
+import { replayRun, type ReplayOptions } from './replay-run.js';
 import { StepCursor } from './step-cursor.js';
 import type { TapeSource } from './tape-source.js';
 
@@ -57,10 +57,10 @@ async function walk(cursor: StepCursor, steps: readonly number[]): Promise<unkno
 }
 
 /** A replay's events (timing left out) and result, or the error it stopped with. */
-async function replayOf(source: TapeSource): Promise<unknown> {
+async function replayOf(source: TapeSource, options: Partial<ReplayOptions> = {}): Promise<unknown> {
   const events: unknown[] = [];
   try {
-    const run = replayRun({ source, tools: 'tape' });
+    const run = replayRun({ ...options, source, tools: 'tape' });
     for (let next = await run.next(); ; next = await run.next()) {
       if (next.done) return { events, result: { ...next.value, totals: null } };
       const { t: _t, ...rest } = next.value as RunEvent & { durationMs?: number };
@@ -106,4 +106,40 @@ describe('reading a tape in batches', () => {
       { numRuns: 40 },
     );
   }, 120_000);
+});
+
+describe('a replay lets go of its tape when it ends', () => {
+  it('closes its reading of the tape at the end, before the end (--strict), and when it fails', async () => {
+    const path = join(dir, 'closing.tape.jsonl');
+    const [{ meta, events }] = fc.sample(tapeArbitrary.filter(({ events: list }) => list.length > 6), { numRuns: 1, seed: 7 });
+    await writeTapeFile(path, meta!, each(events!));
+    const tape = await openTapeFile(path);
+    let open = 0;
+    /** The file's batches, counted open until their reader is closed (as a tape file's descriptor is). */
+    async function* counted(): AsyncGenerator<readonly RunEvent[]> {
+      open++;
+      try {
+        yield* tape.batches();
+      } finally {
+        open--;
+      }
+    }
+    const source: TapeSource = { meta: tape.meta, label: path, events: () => tape.events(), batches: counted };
+    for (const options of [{}, { strict: true, patches: new Map([[0, { role: 'assistant' as const, content: 'another answer' }]]) }]) {
+      await replayOf({ ...source }, options);
+      expect(open, JSON.stringify(options)).toBe(0);
+    }
+    // A source that fails part-way.
+    async function* failing(): AsyncGenerator<readonly RunEvent[]> {
+      open++;
+      try {
+        yield events!.slice(0, 1);
+        throw new Error('the disk went away');
+      } finally {
+        open--;
+      }
+    }
+    expect(await replayOf({ ...source, batches: failing })).toHaveProperty('error');
+    expect(open).toBe(0);
+  });
 });

@@ -102,11 +102,11 @@ async function recordedConfig(value: unknown, label: string): Promise<AgentConfi
 
 /** Replay a run, yielding the replay's events (the loop's, renumbered, and divergences); returns the verdict. */
 export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEvent, ReplayResult, void> {
-  const own = new OwnWorkspace();
+  const held = new Held();
   try {
-    return yield* run(replaying(options, own));
+    return yield* run(replaying(options, held));
   } finally {
-    await own.remove();
+    await held.release();
   }
 }
 
@@ -116,28 +116,34 @@ export async function* replayRun(options: ReplayOptions): AsyncGenerator<RunEven
  * awaited before the replay goes on.
  */
 export async function replayEach(options: ReplayOptions, onEvent: (event: RunEvent) => void | Promise<void>): Promise<ReplayResult> {
-  const own = new OwnWorkspace();
+  const held = new Held();
   try {
-    return await drive(replaying(options, own), onEvent);
+    return await drive(replaying(options, held), onEvent);
   } finally {
-    await own.remove();
+    await held.release();
   }
 }
 
-/** The replay's own temporary workspace: made when a tool first runs live, removed when the replay ends. */
-class OwnWorkspace {
+/**
+ * What a replay holds until it ends, whichever way: its own temporary workspace (made when a tool
+ * first runs live), removed; and its reading of the tape, stopped (a replay that leaves the tape
+ * before its end closes the tape file then, not when the garbage collector finds it).
+ */
+class Held {
   private made: Promise<string> | undefined;
+  reading: StepCursor | undefined;
 
-  readonly get = (): Promise<string> => (this.made ??= createWorkspace());
+  readonly workspace = (): Promise<string> => (this.made ??= createWorkspace());
 
-  async remove(): Promise<void> {
+  async release(): Promise<void> {
+    await this.reading?.close().catch(() => undefined);
     const dir = await this.made?.catch(() => undefined);
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** The replay itself, as a coroutine (core/coroutine.ts): the loop driven directly, each event compared as it comes. */
-function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, ReplayResult> {
+function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResult> {
   const { source } = options;
   const by = recordedBy(source.meta);
   if (by !== 'cli') {
@@ -154,6 +160,7 @@ function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, Rep
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
   const batches = source.batches === undefined ? oneByOne(source.events()) : source.batches();
   const cursor = new StepCursor({ batches: withCurrentDefaults(batches, source.label) });
+  held.reading = cursor;
   const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);
@@ -181,7 +188,7 @@ function* replaying(options: ReplayOptions, own: OwnWorkspace): Co<RunEvent, Rep
 
   // A workspace the user named is checked now; our own temporary one is made only when a tool first
   // runs live — a replay served from its tape (every `ci` replay, most others) never needs one.
-  let workspaceNow = own.get;
+  let workspaceNow = held.workspace;
   if (options.workspace !== undefined) {
     const named = Promise.resolve(yield* wait(createWorkspace(options.workspace)));
     workspaceNow = () => named;

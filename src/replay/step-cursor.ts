@@ -62,6 +62,12 @@ export class StepCursor {
     }
   }
 
+  /** Stop reading: the source is told so (a tape file closes), whether or not it was read to its end. */
+  async close(): Promise<void> {
+    this.done = true;
+    await this.iterator.return?.();
+  }
+
   /** The first event after the groups read so far, without moving on; undefined at the end. */
   async peekBeyond(): Promise<RunEvent | undefined> {
     if (this.pending !== null) return this.pending.events[0];
