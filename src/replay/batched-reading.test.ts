@@ -111,8 +111,10 @@ describe('reading a tape in batches', () => {
 describe('a replay lets go of its tape when it ends', () => {
   it('closes its reading of the tape at the end, before the end (--strict), and when it fails', async () => {
     const path = join(dir, 'closing.tape.jsonl');
-    const [{ meta, events }] = fc.sample(tapeArbitrary.filter(({ events: list }) => list.length > 6), { numRuns: 1, seed: 7 });
-    await writeTapeFile(path, meta!, each(events!));
+    const sample = fc.sample(tapeArbitrary.filter(({ events: list }) => list.length > 6), { numRuns: 1, seed: 7 })[0];
+    if (sample === undefined) throw new Error('no sample tape');
+    const { meta, events } = sample;
+    await writeTapeFile(path, meta, each(events));
     const tape = await openTapeFile(path);
     let open = 0;
     /** The file's batches, counted open until their reader is closed (as a tape file's descriptor is). */
@@ -133,7 +135,7 @@ describe('a replay lets go of its tape when it ends', () => {
     async function* failing(): AsyncGenerator<readonly RunEvent[]> {
       open++;
       try {
-        yield events!.slice(0, 1);
+        yield events.slice(0, 1);
         throw new Error('the disk went away');
       } finally {
         open--;
