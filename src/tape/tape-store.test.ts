@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
-import { NotFoundError, StoreLockedError, UsageError } from '../core/errors.js';
-import { TapeStore, type NewRun } from './tape-store.js';
+import { Level } from 'level';
+import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
+import { eventKey, TapeStore, type NewRun } from './tape-store.js';
 
 const newRun = (over: Partial<NewRun> = {}): NewRun => ({
   kind: 'record',
@@ -217,5 +218,35 @@ describe('TapeStore on LevelDB', () => {
     const dir = join(tmpdir(), `agentctl-missing-${process.pid}`);
     await expect(TapeStore.open(dir, { create: false })).rejects.toBeInstanceOf(NotFoundError);
     expect(TapeStore.exists(dir)).toBe(false);
+  });
+
+  it('refuses a stored value that is not an event as bad tape data (exit 9), naming its run and place', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
+    try {
+      const store = await TapeStore.open(dir);
+      const run = await store.createRun(newRun());
+      await store.append(run.id, warning(0), { sync: true });
+      await store.close();
+      // Written behind the store's back, as a damaged or foreign database could hold it.
+      const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
+      await db.sublevel<string, unknown>('events', { valueEncoding: 'json' }).put(eventKey(run.id, 1), 42);
+      await db.close();
+      const reopened = await TapeStore.open(dir);
+      try {
+        const read = async (): Promise<number> => {
+          let n = 0;
+          for await (const _event of reopened.readEvents(run.id)) n++;
+          return n;
+        };
+        const error = await read().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(TapeFormatError);
+        expect((error as TapeFormatError).exitCode).toBe(9);
+        expect((error as Error).message).toContain(`event 1 of run ${run.id} is not a run event`);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
