@@ -58,6 +58,24 @@ const levelNativeBinding = {
     }));
   },
 };
+/**
+ * commander loads `node:child_process` when it loads, for its executable subcommands (`git`-style
+ * `program-sub` files), which agentctl never uses; that module brings `net`, `dgram` and the stream
+ * machinery with it, ~3 ms of every command's start-up (issue 12). commander gets a stand-in whose
+ * `spawn` loads the real module on first use, so it would still work if it were ever called.
+ */
+const commanderLazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };\n",
+      loader: 'js',
+    }));
+  },
+};
 const outdir = join(root, 'dist', 'cli-bundle');
 
 /**
@@ -88,7 +106,7 @@ const result = await build({
   external: ['ink', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
   // commander is CommonJS: its require() of Node's built-ins needs a real require in ESM output.
   banner: { js: "import { createRequire as __agentctlRequire } from 'node:module';\nconst require = __agentctlRequire(import.meta.url);" },
-  plugins: [zodEnglishOnly, levelNativeBinding],
+  plugins: [zodEnglishOnly, levelNativeBinding, commanderLazyChildProcess],
   define: { AGENTCTL_BUILD_ID: JSON.stringify(await buildId()) },
   metafile: true,
   logLevel: 'warning',

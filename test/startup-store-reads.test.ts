@@ -1,7 +1,8 @@
 /**
  * Start-up cost (issue 12): `ls` and `show` open the store only to read it. The store's journal
  * checksums its records with sha-256, but a store opened to be read has no journal to check, so
- * node:crypto (~3 ms to load) is loaded only when a journal record is written or read back.
+ * node:crypto (~3 ms to load) is loaded only when a journal record is written or read back. And no
+ * command loads node:child_process just because commander would, should it ever run a subcommand file.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,5 +44,28 @@ describe('start-up: reading a store loads no node:crypto', () => {
     const result = await traced(TRACE, [BIN, 'replay', DEMO, '--no-save', '--quiet', '--store', join(dir, 'no-store')]);
     expect(result.code, result.stderr).toBe(0);
     expect(builtins(result.stderr)).toContain('crypto');
+  });
+});
+
+describe('start-up: commander does not load node:child_process', () => {
+  // commander needs it only for executable subcommands, which agentctl has none of; the bundle gives
+  // it a stand-in that loads the module on first use (scripts/bundle-cli.mjs). Loading it would
+  // bring net, dgram and the stream machinery (~3 ms) into every command's start-up.
+  it('--help, ls and show run without loading it', async () => {
+    const store = join(dir, 'store-cp');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    for (const args of [['--help'], ['ls'], ['show', 'demo']]) {
+      const result = await traced(TRACE, [BIN, ...args, '--store', store]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      const loaded = builtins(result.stderr);
+      expect(loaded, args.join(' ')).toContain('fs');
+      expect(loaded, args.join(' ')).not.toContain('child_process');
+    }
+  });
+
+  it('the trace sees child_process when a program does load it', async () => {
+    const result = await traced(TRACE, ['-e', "require('node:child_process')"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(builtins(result.stderr)).toContain('child_process');
   });
 });
