@@ -5,7 +5,7 @@
  * a line that is not UTF-8, or too long, refused at its own line number after every line before it
  * was given.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -107,5 +107,30 @@ describe('readTapeLines', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('stopped early, leaves the caller a handle that closes at once, with no read of its own left running', async () => {
+    // Several chunks: the reader has the next one's read under way when its caller stops.
+    const path = join(dir, `f${files++}`);
+    await writeFile(path, `${'{"x":"abcdefghij"}\n'.repeat(40_000)}`);
+    const handle = await open(path, 'r');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let batches = 0;
+      for await (const batch of readTapeLines(path, limits(), { handle })) {
+        expect(batch[0]?.line).toBe(1);
+        batches++;
+        break;
+      }
+      expect(batches).toBe(1);
+      await handle.close();
+      // The descriptor is gone: a read the reader had left running would have failed with EBADF.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
