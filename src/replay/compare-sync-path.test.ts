@@ -15,8 +15,11 @@ async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
 }
 
-/** How many events the quick path answered at once: the properties must exercise it. */
+/** How many events the quick path answered at once, and of those how many began a step: the properties must exercise both. */
 let answeredAtOnce = 0;
+let stepsBegunAtOnce = 0;
+/** How many peeks past a step's last event were answered at once. */
+let peekedBeyondAtOnce = 0;
 
 interface Options {
   patched: number[];
@@ -37,13 +40,21 @@ async function run(recorded: readonly RunEvent[], replayed: readonly RunEvent[],
   });
   const seen: unknown[] = [];
   try {
+    let lastStep = -1;
     for (const event of replayed) {
       state.step = event.step;
       if (opts.exhaustedAt !== null && event.step >= opts.exhaustedAt) state.exhaustedAt = opts.exhaustedAt;
       const observed = comparator.observe(event);
       if (awaitEveryEvent) expect(observed).toBeInstanceOf(Promise);
-      else if (Array.isArray(observed)) answeredAtOnce++;
-      seen.push(await observed, (await comparator.peek())?.seq ?? null);
+      else if (Array.isArray(observed)) {
+        answeredAtOnce++;
+        if (event.step !== lastStep) stepsBegunAtOnce++;
+      }
+      lastStep = event.step;
+      const answered = await observed;
+      const peeked = comparator.peek();
+      if (!awaitEveryEvent && !(peeked instanceof Promise) && peeked !== undefined && peeked.step !== event.step) peekedBeyondAtOnce++;
+      seen.push(answered, (await peeked)?.seq ?? null);
     }
     seen.push(await comparator.finish(replayed.at(-1)?.step ?? 0));
   } catch (error) {
@@ -85,7 +96,7 @@ const options = fc.record({
   whatIf: fc.boolean(),
   complete: fc.boolean(),
   exhaustedAt: fc.option(fc.nat({ max: 8 }), { nil: null }),
-  batch: fc.integer({ min: 1, max: 7 }),
+  batch: fc.oneof(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 8, max: 40 })),
 });
 
 /** A tape of several events a step, as a replay makes them: request, response, call, decisions, result. */
@@ -126,5 +137,19 @@ describe('ReplayComparator: the synchronous path and the awaiting one', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('answer the first event of a step, and the peek past its last, at once when the batch in hand holds them', async () => {
+    const tape = fc.sample(steppedTape.filter((t) => new Set(t.map((e) => e.step)).size >= 4), { numRuns: 1, seed: 7 })[0] as RunEvent[];
+    const steps = new Set(tape.map((e) => e.step)).size;
+    const before = { begun: stepsBegunAtOnce, beyond: peekedBeyondAtOnce };
+    const opts = { patched: [], whatIf: false, complete: true, exhaustedAt: null, batch: tape.length };
+    expect(await run(tape, tape, opts, false)).toEqual(await run(tape, tape, opts, true));
+    // One batch holds the whole tape. Every step begins at once but the first (nothing is read yet)
+    // and the last (its group ends the batch: whether the next batch goes on with it is not known
+    // yet); the peek past each step's last event is answered at once but the last step's (the
+    // tape's end is known only from the source).
+    expect(stepsBegunAtOnce - before.begun).toBe(steps - 2);
+    expect(peekedBeyondAtOnce - before.beyond).toBe(steps - 1);
   });
 });

@@ -102,15 +102,37 @@ export class ReplayComparator {
    */
   observe(replayed: RunEvent): DivergenceInput[] | Promise<DivergenceInput[]> {
     if (replayed.type === 'divergence') return [];
-    if (this.options.awaitEveryEvent !== true && replayed.step === this.step && this.recordedGroup?.step === replayed.step) {
-      const recorded = this.recorded.labelled;
-      const exhausted = this.isExhaustedAt(replayed.step);
-      // Only where the tape might end does the comparison have to ask the cursor (and wait).
-      if (exhausted || !(recorded.length === 0 || this.mayStopHere(recorded))) {
-        return this.compare(replayed, this.replayedLabels.event(replayed), recorded, false, false);
+    if (this.options.awaitEveryEvent !== true) {
+      if (replayed.step === this.step && this.recordedGroup?.step === replayed.step) {
+        const recorded = this.recorded.labelled;
+        const exhausted = this.isExhaustedAt(replayed.step);
+        // Only where the tape might end does the comparison have to ask the cursor (and wait).
+        if (exhausted || !(recorded.length === 0 || this.mayStopHere(recorded))) {
+          return this.compare(replayed, this.replayedLabels.event(replayed), recorded, false, false);
+        }
+      } else if (replayed.step > this.step && this.step >= 0) {
+        const answered = this.observeNewStepInHand(replayed);
+        if (answered !== undefined) return answered;
       }
     }
     return this.observeAwaiting(replayed);
+  }
+
+  /**
+   * The first event of a step, answered at once when the tape's events for it are in hand (the
+   * cursor's groupInHand): the same checks as observeAwaiting, in the same order. Undefined, having
+   * changed nothing, when they are not. The group in hand is never empty, so the tape neither ended
+   * before this step nor may end at its first event: nothing is left to ask the cursor.
+   */
+  private observeNewStepInHand(replayed: RunEvent): DivergenceInput[] | undefined {
+    if (this.recordedGroup?.step !== this.step) return undefined;
+    const group = this.options.cursor.groupInHand(replayed.step);
+    if (group === undefined) return undefined;
+    const out: DivergenceInput[] = [];
+    if (this.inSync) this.leftovers(out, this.recorded.labelled);
+    this.enterStep(replayed.step);
+    const recorded = this.labelledStep(group).labelled;
+    return this.compare(replayed, this.replayedLabels.event(replayed), recorded, false, false, out);
   }
 
   /** `observe`, reading the tape as needed. */
@@ -118,11 +140,7 @@ export class ReplayComparator {
     const out: DivergenceInput[] = [];
     if (replayed.step !== this.step) {
       if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
-      this.step = replayed.step;
-      this.position = 0;
-      this.stepDecisions.length = 0;
-      this.decisionCounts = null;
-      this.recordedDecisions = null;
+      this.enterStep(replayed.step);
     }
     const recorded = await this.recordedEvents(replayed.step);
     // Every replayed event is labelled, in order, whether or not it is compared — after the tape's
@@ -134,6 +152,14 @@ export class ReplayComparator {
     // An unfinished tape (its recorder died) just stops here; the model side reports exhaustion.
     const stopsHere = !exhausted && !tapeOver && this.mayStopHere(recorded) && (await this.options.cursor.endsBy(event.step));
     return this.compare(replayed, event, recorded, tapeOver, stopsHere, out);
+  }
+
+  private enterStep(step: number): void {
+    this.step = step;
+    this.position = 0;
+    this.stepDecisions.length = 0;
+    this.decisionCounts = null;
+    this.recordedDecisions = null;
   }
 
   private isExhaustedAt(step: number): boolean {
@@ -231,6 +257,9 @@ export class ReplayComparator {
     if (this.options.awaitEveryEvent !== true && this.recordedGroup?.step === this.step) {
       const next = this.recorded.labelled[this.position];
       if (next !== undefined) return next.type === 'divergence' ? undefined : next;
+      // Past the step's events: the tape's next one, when the cursor has it in hand.
+      const beyond = this.options.cursor.peekBeyondInHand();
+      if (beyond !== undefined) return beyond.next?.type === 'divergence' ? undefined : beyond.next;
     }
     return this.peekAwaiting();
   }
@@ -253,7 +282,11 @@ export class ReplayComparator {
   }
 
   private async checkLeftovers(out: DivergenceInput[]): Promise<void> {
-    const recorded = await this.recordedEvents(this.step);
+    this.leftovers(out, await this.recordedEvents(this.step));
+  }
+
+  /** A divergence for the first of the step's recorded events (`recorded`) the replay never produced. */
+  private leftovers(out: DivergenceInput[], recorded: readonly RunEvent[]): void {
     const missing = recorded[this.position];
     if (missing !== undefined && this.options.state.exhaustedAt === null) {
       this.inSync = false;
@@ -343,7 +376,10 @@ export class ReplayComparator {
 
   /** Each step of the tape is labelled once, when first asked for, in the order the replay reaches them. */
   private async recordedStep(step: number): Promise<{ raw: RunEvent[]; labelled: RunEvent[] }> {
-    const group = await this.options.cursor.group(step);
+    return this.labelledStep(await this.options.cursor.group(step));
+  }
+
+  private labelledStep(group: StepGroup): { raw: RunEvent[]; labelled: RunEvent[] } {
     if (group !== this.recordedGroup) {
       this.recordedGroup = group;
       const raw = group.events.filter((e) => e.type !== 'divergence');

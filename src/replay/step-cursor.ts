@@ -62,6 +62,37 @@ export class StepCursor {
     }
   }
 
+  /**
+   * `group(step)` when no reading is needed for it: the step's group is the one in hand, or the next
+   * one lies whole in the batch in hand, followed there by an event of a later step. Undefined when
+   * the tape must be read (then `group`); a replay following its tape mostly needs no reading.
+   */
+  groupInHand(step: number): StepGroup | undefined {
+    if (this.current !== null && this.current.step === step) return this.current;
+    if (this.pending !== null || (this.current !== null && this.current.step > step)) return undefined;
+    const first = this.lookahead ?? this.batch[this.inBatch];
+    if (first === undefined || first.step !== step) return undefined;
+    let end = this.lookahead === null ? this.inBatch + 1 : this.inBatch;
+    while (end < this.batch.length && (this.batch[end] as RunEvent).step === step) end++;
+    if (end >= this.batch.length) return undefined;
+    // As readGroup takes it, from the batch: the group's events, then the next one as the lookahead.
+    const group: StepGroup = { step, events: [] };
+    for (let next = this.buffered(); next !== null && next.step === step; next = this.buffered()) {
+      group.events.push(next);
+      this.lookahead = null;
+    }
+    this.current = group;
+    return group;
+  }
+
+  /** `peekBeyond()` when no reading is needed for it, as `{ next }`; undefined when the tape must be read. */
+  peekBeyondInHand(): { next: RunEvent | undefined } | undefined {
+    if (this.pending !== null) return { next: this.pending.events[0] };
+    const next = this.buffered();
+    if (next !== null) return { next };
+    return this.done ? { next: undefined } : undefined;
+  }
+
   /** Stop reading: the source is told so (a tape file closes), whether or not it was read to its end. */
   async close(): Promise<void> {
     this.done = true;
