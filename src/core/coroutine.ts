@@ -149,6 +149,11 @@ export async function drive<E, R>(co: Co<E, R>, onEvent: (event: E) => void | Pr
   }
 }
 
+/** `f(value)`: at once when `value` is in hand, else once it arrives (a promise of the answer). */
+export function whenReady<T, R>(value: T | PromiseLike<T>, f: (value: T) => R): R | Promise<R> {
+  return isPromiseLike(value) ? Promise.resolve(value).then(f) : f(value);
+}
+
 export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -15,7 +15,7 @@ import { patchedResponse } from '../replay/replay-engine.js';
 
 export interface TapeLlmOptions {
   /** The recorded events of one iteration (step). */
-  recorded: (iteration: number) => Promise<readonly RunEvent[]>;
+  recorded: (iteration: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>;
   /** Replacement answers by iteration (`--patch N=…`). */
   patches?: ReadonlyMap<number, AssistantMessage>;
   /** Where requests go once the tape runs out; absent → fail with "tape exhausted". */

@@ -9,14 +9,16 @@
  */
 import type { RunEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
-import type { CallPolicy } from '../guardrails/index.js';
+import type { CallPolicy, PolicyDecision } from '../guardrails/index.js';
 import { parseToolCall, withoutWarning } from '../guardrails/index.js';
 import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
+import { whenReady } from '../core/coroutine.js';
 import type { LoopProgress } from './loop-progress.js';
 
 export interface ReplayToolOptions {
   live: ToolHost;
-  recorded: (step: number) => Promise<readonly RunEvent[]>;
+  /** The tape's events of a step: at once when in hand, else a promise of them. */
+  recorded: (step: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>;
   state: LoopProgress;
   mode: 'recorded' | 'live' | 'tape';
   allowSideEffects: boolean;
@@ -29,13 +31,19 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
   let usedStep = -1;
   const used = new Set<string>();
 
-  /** The recorded result of the first unused call of this step with the same key that really ran. */
-  async function recordedOutcome(call: ToolCall, consume: boolean): Promise<ToolResultEvent | undefined> {
+  /**
+   * The recorded result of the first unused call of this step with the same key that really ran:
+   * at once when the step's events are in hand (a replay following its tape), else a promise of it.
+   */
+  function recordedOutcome(call: ToolCall, consume: boolean): ToolResultEvent | undefined | Promise<ToolResultEvent | undefined> {
     if (usedStep !== state.step) {
       usedStep = state.step;
       used.clear();
     }
-    const events = await options.recorded(state.step);
+    return whenReady(options.recorded(state.step), (events) => outcomeIn(events, call, consume));
+  }
+
+  function outcomeIn(events: readonly RunEvent[], call: ToolCall, consume: boolean): ToolResultEvent | undefined {
     const key = parseToolCall(call).key;
     for (const event of events) {
       if (event.type !== 'tool_call' || event.key !== key || used.has(event.callId)) continue;
@@ -50,29 +58,32 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     return undefined;
   }
 
-  const sideEffects: CallPolicy = async (call, _args, tool) => {
+  const sideEffects: CallPolicy = (call, _args, tool) => {
     const risky = !tool.idempotent || tool.mutating;
     if (!risky || options.allowSideEffects) return undefined;
-    if ((await recordedOutcome(call, false)) !== undefined) return undefined;
-    return {
-      verdict: 'block',
-      rule: 'replay_side_effects',
-      reason: `${tool.name} is not on the tape and has side effects: not run on replay`,
-      message: `${tool.name} was not run: this is a replay and the call is not on the tape; it could change things (pass --allow-side-effects to run it).`,
-    };
+    return whenReady(recordedOutcome(call, false), (outcome): PolicyDecision | undefined => {
+      if (outcome !== undefined) return undefined;
+      return {
+        verdict: 'block',
+        rule: 'replay_side_effects',
+        reason: `${tool.name} is not on the tape and has side effects: not run on replay`,
+        message: `${tool.name} was not run: this is a replay and the call is not on the tape; it could change things (pass --allow-side-effects to run it).`,
+      };
+    });
   };
 
-  const tapeOnly: CallPolicy = async (call, _args, tool) => {
-    if ((await recordedOutcome(call, false)) !== undefined) return undefined;
-    state.exhaustedAt ??= state.step;
-    state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
-    return {
-      verdict: 'block',
-      rule: 'not_on_tape',
-      reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
-      message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
-    };
-  };
+  const tapeOnly: CallPolicy = (call, _args, tool) =>
+    whenReady(recordedOutcome(call, false), (outcome): PolicyDecision | undefined => {
+      if (outcome !== undefined) return undefined;
+      state.exhaustedAt ??= state.step;
+      state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
+      return {
+        verdict: 'block',
+        rule: 'not_on_tape',
+        reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
+        message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
+      };
+    });
 
   return {
     lookup: (name) => live.lookup(name),

@@ -161,7 +161,9 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const batches = source.batches === undefined ? oneByOne(source.events()) : source.batches();
   const cursor = new StepCursor({ batches: withCurrentDefaults(batches, source.label) });
   held.reading = cursor;
-  const recorded = async (step: number): Promise<readonly RunEvent[]> => (await cursor.group(step)).events;
+  // The tape's events of a step, for the tape's model, tools and input: at once when in hand.
+  const recorded = (step: number): readonly RunEvent[] | Promise<readonly RunEvent[]> =>
+    cursor.groupInHand(step)?.events ?? cursor.group(step).then((group) => group.events);
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);
   // A recording the user cancelled is cancelled again at the same point (see below).

@@ -3,7 +3,7 @@ import type { UserInput } from '../agent/loop.js';
 import type { RunEvent } from '../core/events.js';
 import type { LoopProgress } from './loop-progress.js';
 
-export function tapeInput(recorded: (step: number) => Promise<readonly RunEvent[]>, state: LoopProgress): UserInput {
+export function tapeInput(recorded: (step: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>, state: LoopProgress): UserInput {
   const given = new Set<number>();
   return {
     async next(): Promise<string | null> {
