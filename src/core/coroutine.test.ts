@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abandon, drive, nextOf, ready, run, wait, Wait, type Co } from './coroutine.js';
+import { abandon, drive, nextOf, ready, run, wait, Wait, whenReady, type Co } from './coroutine.js';
 
 /** Drive a coroutine to the end by hand: its events, and what it returned. */
 async function drain<E, R>(co: AsyncGenerator<E, R, void>): Promise<{ events: E[]; value: R }> {
@@ -214,5 +214,16 @@ describe('coroutines', () => {
       return yield* wait({ then: (resolve: (v: number) => void) => resolve(42) } as PromiseLike<number>);
     }
     expect(await drain(run(part()))).toEqual({ events: [], value: 42 });
+  });
+});
+
+describe('whenReady', () => {
+  it('answers at once for a value in hand, and with a promise for one still to come (or its failure)', async () => {
+    const double = (n: number): number => n * 2;
+    expect(whenReady(21, double)).toBe(42);
+    const later = whenReady(Promise.resolve(21), double);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(42);
+    await expect(whenReady(Promise.reject(new Error('no')), double)).rejects.toThrow('no');
   });
 });
