@@ -1,15 +1,14 @@
 /**
- * BlockDigests, the transform a tape file's bytes pass through when the checked-tapes cache is in
- * play: in collect mode it gives the sha-256 of each BLOCK_BYTES block however the stream is cut
- * into chunks, and passes the bytes on unchanged; in expect mode it passes on only blocks whose
- * digest is the expected one, and fails the stream with the given error before a byte of a block
- * that differs (or one block too many or too few) goes downstream.
+ * digestedBlocks, what a tape file's bytes pass through when the checked-tapes cache is in play: in
+ * collect mode it gives the sha-256 of each BLOCK_BYTES block however the reads cut the bytes into
+ * chunks, and passes the bytes on unchanged; in expect mode it passes on only blocks whose digest
+ * is the expected one, and fails the reading with the given error before a byte of a block that
+ * differs (or one block too many or too few) is given.
  */
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLOCK_BYTES, BlockDigests, blockCount, type BlockMode } from './block-digests.js';
+import { BLOCK_BYTES, blockCount, digestedBlocks, type BlockMode } from './block-digests.js';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -47,30 +46,27 @@ function cut(bytes: Buffer, at: readonly number[]): Buffer[] {
 }
 
 interface Passed {
-  /** What a consumer read from the transform. */
+  /** Every byte the blocks gave, in order. */
   out: Buffer;
-  /** Every byte the transform pushed downstream, in order (read or not). */
-  pushed: Buffer;
   error: unknown;
 }
 
-/** Pipe `chunks` through a BlockDigests in `mode` (a real Readable into the real transform) and read it all. */
+/** Read `chunks` through digestedBlocks in `mode`, to the end or the error. */
 async function pass(chunks: readonly Buffer[], mode: BlockMode, mismatch: () => Error = () => new Error('mismatch')): Promise<Passed> {
-  const transform = new BlockDigests(mode, mismatch);
-  const pushed: Buffer[] = [];
-  const push = transform.push.bind(transform);
-  transform.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
-    if (chunk !== null && chunk !== undefined) pushed.push(Buffer.from(chunk as Uint8Array));
-    return push(chunk, encoding);
-  };
+  async function* each(): AsyncGenerator<Buffer> {
+    for (const chunk of chunks) yield chunk;
+  }
   const out: Buffer[] = [];
   let error: unknown = null;
   try {
-    for await (const chunk of Readable.from(chunks).pipe(transform)) out.push(chunk as Buffer);
+    for await (const block of digestedBlocks(each(), mode, mismatch)) {
+      expect(block.length).toBeLessThanOrEqual(BLOCK_BYTES);
+      out.push(Buffer.from(block));
+    }
   } catch (caught) {
     error = caught;
   }
-  return { out: Buffer.concat(out), pushed: Buffer.concat(pushed), error };
+  return { out: Buffer.concat(out), error };
 }
 
 /** Input lengths around the block boundaries, and anything up to a little over three blocks. */
@@ -95,12 +91,11 @@ describe('BlockDigests, collecting', () => {
       fc.asyncProperty(input, async ({ bytes, chunks }) => {
         expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
         const collect: string[] = [];
-        const { out, pushed, error } = await pass(chunks, { collect });
+        const { out, error } = await pass(chunks, { collect });
         expect(error).toBeNull();
         expect(collect).toEqual(digestsOf(bytes));
         expect(collect).toHaveLength(blockCount(bytes.length));
         expect(out.equals(bytes)).toBe(true);
-        expect(pushed.equals(bytes)).toBe(true);
       }),
       { numRuns: 60 },
     );
@@ -145,7 +140,7 @@ describe('BlockDigests, verifying', () => {
     expect(out.length).toBe(0);
   });
 
-  it('fails with the mismatch error at a changed byte, having pushed nothing of its block or later', async () => {
+  it('fails with the mismatch error at a changed byte, having given nothing of its block or later', async () => {
     const nonEmpty = input.filter(({ bytes }) => bytes.length > 0);
     await fc.assert(
       fc.asyncProperty(nonEmpty, fc.nat(), fc.nat(), fc.integer({ min: 1, max: 255 }), async ({ bytes, chunks }, pickBlock, pickByte, flip) => {
@@ -163,12 +158,10 @@ describe('BlockDigests, verifying', () => {
           start += chunk.length;
         }
         const failure = new Error(`block ${k} differs`);
-        const { out, pushed, error } = await pass(changedChunks, { expect: expected }, () => failure);
+        const { out, error } = await pass(changedChunks, { expect: expected }, () => failure);
         expect(error).toBe(failure);
-        // Every block before k went downstream, verified; not a byte of block k or after it.
-        expect(pushed.equals(bytes.subarray(0, k * BLOCK_BYTES))).toBe(true);
-        expect(out.length).toBeLessThanOrEqual(k * BLOCK_BYTES);
-        expect(out.equals(bytes.subarray(0, out.length))).toBe(true);
+        // Every block before k was given, verified; not a byte of block k or after it.
+        expect(out.equals(bytes.subarray(0, k * BLOCK_BYTES))).toBe(true);
       }),
       { numRuns: 60 },
     );
@@ -185,7 +178,7 @@ describe('BlockDigests, verifying', () => {
           const fewer = await pass(chunks, { expect: expected.slice(0, -1) }, () => failure);
           expect(fewer.error).toBe(failure);
           // The blocks that were expected went on; not the one past them.
-          expect(fewer.pushed.equals(bytes.subarray(0, (expected.length - 1) * BLOCK_BYTES))).toBe(true);
+          expect(fewer.out.equals(bytes.subarray(0, (expected.length - 1) * BLOCK_BYTES))).toBe(true);
         }
       }),
       { numRuns: 40 },
@@ -195,7 +188,7 @@ describe('BlockDigests, verifying', () => {
   it('fails on input expected to be empty, and on empty input expected to have a block', async () => {
     const failure = new Error('mismatch');
     expect((await pass([Buffer.from('x')], { expect: [] }, () => failure)).error).toBe(failure);
-    expect((await pass([Buffer.from('x')], { expect: [] }, () => failure)).pushed.length).toBe(0);
+    expect((await pass([Buffer.from('x')], { expect: [] }, () => failure)).out.length).toBe(0);
     expect((await pass([], { expect: [sha256(Buffer.alloc(0))] }, () => failure)).error).toBe(failure);
   });
 
@@ -203,8 +196,8 @@ describe('BlockDigests, verifying', () => {
     const bytes = Buffer.concat([Buffer.alloc(BLOCK_BYTES, 1), Buffer.alloc(BLOCK_BYTES, 2)]);
     const [a, b] = digestsOf(bytes) as [string, string];
     const failure = new Error('mismatch');
-    const { error, pushed } = await pass([bytes], { expect: [b, a] }, () => failure);
+    const { error, out } = await pass([bytes], { expect: [b, a] }, () => failure);
     expect(error).toBe(failure);
-    expect(pushed.length).toBe(0);
+    expect(out.length).toBe(0);
   });
 });

@@ -1,11 +1,10 @@
 /**
  * A file's bytes in fixed blocks, each with its sha-256: what a tape file checked once is remembered
- * by (checked-tapes.ts), and how a later read proves it reads those very bytes. Put in a file's byte
- * stream, `BlockDigests` either collects the digests of the blocks that pass through it or verifies
- * each block against the digests given before passing it on — so a reader downstream never sees a
- * byte that was not verified, whatever the stream's chunks look like.
+ * by (checked-tapes.ts), and how a later read proves it reads those very bytes. Put between a file's
+ * reads and its reader, `digestedBlocks` either collects the digests of the blocks that pass or
+ * verifies each block against the digests given before passing it on — so the reader never sees a
+ * byte that was not verified, whatever the reads' chunks look like.
  */
-import { Transform, type TransformCallback } from 'node:stream';
 import { sha256Hex } from '../guardrails/call-key.js';
 
 /** The block size: the chunk size tape files are read in, so a block is usually one chunk. */
@@ -17,54 +16,36 @@ export type BlockMode = { collect: string[] } | { expect: readonly string[] };
 /** How many blocks a file of `bytes` bytes has. */
 export const blockCount = (bytes: number): number => Math.ceil(bytes / BLOCK_BYTES);
 
-export class BlockDigests extends Transform {
-  private held: Buffer[] = [];
-  private heldBytes = 0;
-  private blocks = 0;
-
-  /** `mismatch`: the error to fail with when a block is not the expected one (or there are more or fewer). */
-  constructor(
-    private readonly mode: BlockMode,
-    private readonly mismatch: () => Error,
-  ) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    try {
-      this.held.push(chunk);
-      this.heldBytes += chunk.length;
-      while (this.heldBytes >= BLOCK_BYTES) this.block(this.nextBlock(BLOCK_BYTES));
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
-  }
-
-  override _flush(done: TransformCallback): void {
-    try {
-      if (this.heldBytes > 0) this.block(this.nextBlock(this.heldBytes));
-      if ('expect' in this.mode && this.blocks !== this.mode.expect.length) throw this.mismatch();
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
-  }
-
-  /** The next `bytes` bytes of what is pending (a chunk of exactly a block is taken as it is). */
-  private nextBlock(bytes: number): Buffer {
-    const all = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held, this.heldBytes);
+/**
+ * The bytes of `chunks` as blocks of BLOCK_BYTES (the last one may be shorter), however they were
+ * cut: each block's digest is collected, or checked against the expected one, before the block is
+ * given — so the reader never sees a byte of a block that is not the expected one. A block that
+ * differs, or one block too many or too few, fails the reading with `mismatch()`.
+ */
+export async function* digestedBlocks(chunks: AsyncIterable<Buffer>, mode: BlockMode, mismatch: () => Error): AsyncGenerator<Buffer> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let blocks = 0;
+  /** The next `bytes` bytes of what is held (a chunk of exactly a block is taken as it is). */
+  const take = (bytes: number): Buffer => {
+    const all = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, heldBytes);
     const rest = all.subarray(bytes);
-    this.held = rest.length > 0 ? [rest] : [];
-    this.heldBytes = rest.length;
+    held = rest.length > 0 ? [rest] : [];
+    heldBytes = rest.length;
     return all.subarray(0, bytes);
+  };
+  const digested = (block: Buffer): Buffer => {
+    const digest = sha256Hex(block);
+    if ('collect' in mode) mode.collect.push(digest);
+    else if (mode.expect[blocks] !== digest) throw mismatch();
+    blocks++;
+    return block;
+  };
+  for await (const chunk of chunks) {
+    held.push(chunk);
+    heldBytes += chunk.length;
+    while (heldBytes >= BLOCK_BYTES) yield digested(take(BLOCK_BYTES));
   }
-
-  private block(bytes: Buffer): void {
-    const digest = sha256Hex(bytes);
-    if ('collect' in this.mode) this.mode.collect.push(digest);
-    else if (this.mode.expect[this.blocks] !== digest) throw this.mismatch();
-    this.blocks++;
-    this.push(bytes);
-  }
+  if (heldBytes > 0) yield digested(take(heldBytes));
+  if ('expect' in mode && blocks !== mode.expect.length) throw mismatch();
 }

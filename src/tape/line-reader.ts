@@ -5,10 +5,10 @@
  * far as `maxInflatedBytes(compressed size)` allows: the gunzip stream is stopped there.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { TapeFormatError } from '../core/errors.js';
-import { BlockDigests, type BlockMode } from './block-digests.js';
+import { digestedBlocks, type BlockMode } from './block-digests.js';
 
 export interface LineLimits {
   /** The longest line, in bytes (without its newline). */
@@ -43,7 +43,7 @@ export interface ReadOptions {
    */
   handle?: FileHandle;
   /**
-   * The file's bytes (as stored, before any gunzip) pass through BlockDigests on their way: their
+   * The file's bytes (as stored, before any gunzip) pass through digestedBlocks on their way: their
    * digests are collected, or each block is verified before a line is made of it; a block that is
    * not the expected one fails the read with TapeFormatError.
    */
@@ -67,15 +67,20 @@ export async function* readTapeLines(path: string, limits: LineLimits, options: 
 async function* linesFrom(path: string, handle: FileHandle, limits: LineLimits, blocks: BlockMode | undefined): AsyncGenerator<TapeLine[]> {
   const gz = await isGzip(handle);
   const maxInflated = gz ? limits.maxInflatedBytes((await handle.stat()).size) : Infinity;
-  // Not handle.createReadStream: destroying that closes the handle, which is the caller's.
-  const source = Readable.from(chunksOf(handle), { objectMode: false });
-  const digests = blocks === undefined ? undefined : new BlockDigests(blocks, () => new TapeFormatError('the file changed while it was read', { file: path }));
-  const bytes: Readable = digests === undefined ? source : source.pipe(digests);
-  const stream = gz ? bytes.pipe(createGunzip()) : bytes;
-  // An error after the reader has stopped (a gunzip destroyed mid-stream) must not go unhandled.
-  stream.on('error', () => undefined);
-  source.on('error', (error) => stream.destroy(error));
-  if (digests !== undefined && stream !== digests) digests.on('error', (error) => stream.destroy(error));
+  // Plain async generators from the file to the lines: no stream machinery but gunzip's.
+  const stored = blocks === undefined
+    ? chunksOf(handle)
+    : digestedBlocks(chunksOf(handle), blocks, () => new TapeFormatError('the file changed while it was read', { file: path }));
+  let gunzip: { source: Readable; stream: Transform } | undefined;
+  if (gz) {
+    const source = Readable.from(stored, { objectMode: false });
+    const stream = source.pipe(createGunzip());
+    // An error after the reader has stopped (a gunzip destroyed mid-stream) must not go unhandled.
+    stream.on('error', () => undefined);
+    source.on('error', (error) => stream.destroy(error));
+    gunzip = { source, stream };
+  }
+  const bytes: AsyncIterable<Buffer> = gunzip?.stream ?? stored;
   let line = 0;
   /** The start of the line being read, when it spans chunks. */
   let pending: Buffer[] = [];
@@ -119,7 +124,7 @@ async function* linesFrom(path: string, handle: FileHandle, limits: LineLimits, 
     }
   };
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of bytes) {
       inflated += chunk.length;
       if (inflated > maxInflated) {
         throw new TapeFormatError(
@@ -170,9 +175,9 @@ async function* linesFrom(path: string, handle: FileHandle, limits: LineLimits, 
     }
     throw error;
   } finally {
-    stream.destroy();
-    digests?.destroy();
-    source.destroy();
+    // The plain generators were ended by the loop; gunzip's streams are stopped here.
+    gunzip?.stream.destroy();
+    gunzip?.source.destroy();
   }
 }
 
