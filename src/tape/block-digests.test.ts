@@ -85,7 +85,7 @@ const input = fc.record({ length, seed: fc.integer(), cuts }).map(({ length: n, 
   return { bytes, chunks: cut(bytes, at) };
 });
 
-describe('BlockDigests, collecting', () => {
+describe('digestedBlocks, collecting', () => {
   it('gives the sha-256 of each block whatever the chunks, and passes the bytes on unchanged', async () => {
     await fc.assert(
       fc.asyncProperty(input, async ({ bytes, chunks }) => {
@@ -122,7 +122,7 @@ describe('BlockDigests, collecting', () => {
   });
 });
 
-describe('BlockDigests, verifying', () => {
+describe('digestedBlocks, verifying', () => {
   it('passes the bytes on unchanged when every block is the expected one', async () => {
     await fc.assert(
       fc.asyncProperty(input, async ({ bytes, chunks }) => {
