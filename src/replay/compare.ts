@@ -16,10 +16,11 @@
  * conversations (request-pairs.ts), so one that differs from the tape's only in ids still matches.
  */
 import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../core/events.js';
-import { decisionChange, decisionMatchKey, indexDecisions } from './decision-change.js';
+import { decisionChange } from './decision-change.js';
 import { firstDifference, type Difference } from './first-difference.js';
 import { IdLabels } from './id-labels.js';
 import { RequestPairs } from './request-pairs.js';
+import { StepDecisions } from './step-decisions.js';
 import { sameJson } from '../core/same-json.js';
 import type { LoopProgress } from './loop-progress.js';
 import type { StepCursor, StepGroup } from './step-cursor.js';
@@ -85,12 +86,8 @@ export class ReplayComparator {
   firstAt: { recordedSeq: number | null; replayedType: RunEvent['type'] | null } | null = null;
   /** Guardrail decisions whose verdict or rule changed, the first divergence included if it was one. */
   decisionChanges = 0;
-  /** The replay's decisions in the current step, in order (labelled). */
-  private readonly stepDecisions: GuardrailEvent[] = [];
-  /** How many of the step's decisions have each match key; counted when first needed, then kept up. */
-  private decisionCounts: Map<string, number> | null = null;
-  /** The current step's recorded decisions by match key; built once, when first needed. */
-  private recordedDecisions: Map<string, GuardrailEvent[]> | null = null;
+  /** The replay's decisions in the current step, to pair with the tape's out of sync. */
+  private readonly decisions = new StepDecisions();
 
   constructor(private readonly options: CompareOptions) {}
 
@@ -139,7 +136,7 @@ export class ReplayComparator {
   private async observeAwaiting(replayed: RunEvent): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];
     if (replayed.step !== this.step) {
-      if (this.inSync && this.step >= 0) await this.checkLeftovers(out);
+      if (this.inSync && this.step >= 0) this.leftovers(out, await this.recordedEvents(this.step));
       this.enterStep(replayed.step);
     }
     const recorded = await this.recordedEvents(replayed.step);
@@ -157,9 +154,7 @@ export class ReplayComparator {
   private enterStep(step: number): void {
     this.step = step;
     this.position = 0;
-    this.stepDecisions.length = 0;
-    this.decisionCounts = null;
-    this.recordedDecisions = null;
+    this.decisions.reset();
   }
 
   private isExhaustedAt(step: number): boolean {
@@ -181,7 +176,7 @@ export class ReplayComparator {
   ): DivergenceInput[] {
     // Kept in sync too: the replay may leave the tape mid-step, and a decision after that point
     // pairs with the recorded one by how many of its kind came before it in the step.
-    if (event.type === 'guardrail') this.noteDecision(event);
+    if (event.type === 'guardrail') this.decisions.note(event);
     if (event.type === 'llm_request' && replayed.type === 'llm_request') {
       this.requests.replayed(replayed, event);
       this.requests.recorded(event.step, this.recorded);
@@ -273,16 +268,12 @@ export class ReplayComparator {
   async finish(lastStep: number): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];
     if (this.inSync && !this.beyondTape && this.options.state.exhaustedAt === null) {
-      await this.checkLeftovers(out);
+      this.leftovers(out, await this.recordedEvents(this.step));
       if (out.length === 0 && !(await this.options.cursor.endsBy(lastStep))) {
         this.push(out, { kind: 'event', iteration: lastStep, expected: this.isExpected(lastStep), message: `the replay ended at step ${lastStep} but the tape goes on` }, null);
       }
     }
     return out;
-  }
-
-  private async checkLeftovers(out: DivergenceInput[]): Promise<void> {
-    this.leftovers(out, await this.recordedEvents(this.step));
   }
 
   /** A divergence for the first of the step's recorded events (`recorded`) the replay never produced. */
@@ -329,32 +320,13 @@ export class ReplayComparator {
     out.push(divergence);
   }
 
-  private noteDecision(event: GuardrailEvent): void {
-    this.stepDecisions.push(event);
-    if (this.decisionCounts !== null) this.countDecision(event);
-  }
-
-  private countDecision(event: GuardrailEvent): void {
-    const key = decisionMatchKey(event);
-    this.decisionCounts?.set(key, (this.decisionCounts.get(key) ?? 0) + 1);
-  }
-
   /**
    * Out of sync, events no longer line up by position, but a decision still has its recorded
    * counterpart (same match key, same rank in the step): report it if its verdict or rule changed.
-   * Such reports leave `first` and the way back into sync alone. (Ranks are counted only here, out
-   * of sync: a replay that follows its tape never needs them.)
+   * Such reports leave `first` and the way back into sync alone.
    */
   private compareDecision(out: DivergenceInput[], event: GuardrailEvent, recorded: readonly RunEvent[]): void {
-    this.recordedDecisions ??= indexDecisions(recorded);
-    if (this.decisionCounts === null) {
-      this.decisionCounts = new Map();
-      for (const decision of this.stepDecisions) this.countDecision(decision);
-    }
-    const key = decisionMatchKey(event);
-    // Its rank among the step's decisions of its key (it is the last one noted).
-    const nth = (this.decisionCounts.get(key) ?? 1) - 1;
-    const counterpart = this.recordedDecisions.get(key)?.[nth];
+    const counterpart = this.decisions.counterpart(event, recorded);
     const change = counterpart === undefined ? null : decisionChange(counterpart, event);
     if (change === null) return;
     const divergence: DivergenceInput = {
