@@ -56,6 +56,21 @@ function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
     expect(await store.countEvents(run.id)).toBe(5);
   });
 
+  it('reads a run back in batches of the size asked for, not of what a small read buffer holds', async () => {
+    // 2,500 events of ~200 bytes: LevelDB's default read buffer (16 KiB) would hold ~80 of them.
+    const run = await store.createRun(newRun());
+    const writer = store.writer(run.id);
+    await Promise.all(Array.from({ length: 2500 }, (_, seq) => writer.append(warning(seq, `event ${seq} ${'x'.repeat(150)}`))));
+    await writer.close();
+    const sizes: number[] = [];
+    let seq = 0;
+    for await (const batch of store.readEventBatches(run.id, 1000)) {
+      sizes.push(batch.length);
+      for (const event of batch) expect(event.seq).toBe(seq++);
+    }
+    expect(sizes).toEqual([1000, 1000, 500]);
+  });
+
   it("keeps each run's events apart", async () => {
     const a = await store.createRun(newRun());
     const b = await store.createRun(newRun());

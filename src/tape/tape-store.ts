@@ -41,6 +41,8 @@ type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
 const SEQ_WIDTH = 10;
 /** `runId!seq` with seq zero-padded, so lexicographic order is numeric order. */
 export const eventKey = (runId: string, seq: number): string => `${runId}!${String(seq).padStart(SEQ_WIDTH, '0')}`;
+/** How many bytes of events one store read may hold: `size` events of a few hundred bytes each, and then some. */
+const BATCH_BYTES = 1 << 20;
 const runRange = (runId: string): { gte: string; lte: string } => ({
   gte: `${runId}!`,
   lte: `${runId}!${'9'.repeat(SEQ_WIDTH)}`,
@@ -350,8 +352,10 @@ export class TapeStore {
   async *readEventBatches(runId: string, size = 1000): AsyncGenerator<RunEvent[]> {
     await this.caughtUp(runId);
     // Values only: the keys (run and seq) are not needed to read a run, and not fetching them saves
-    // making a string and an entry for each event.
-    const iterator = this.events.values(runRange(runId));
+    // making a string and an entry for each event. LevelDB's reads stop at highWaterMarkBytes, 16 KiB
+    // unless told: some 60 events a read, each a trip to libuv's pool, where a batch wants `size`.
+    const options = { ...runRange(runId), highWaterMarkBytes: BATCH_BYTES }; // classic-level's own option
+    const iterator = this.events.values(options);
     let next = iterator.nextv(size);
     let read = 0;
     try {
