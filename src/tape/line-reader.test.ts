@@ -5,7 +5,7 @@
  * a line that is not UTF-8, or too long, refused at its own line number after every line before it
  * was given.
  */
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -126,11 +126,42 @@ describe('readTapeLines', () => {
       }
       expect(batches).toBe(1);
       await handle.close();
-      // The descriptor is gone: a read the reader had left running would have failed with EBADF.
+      // A read the reader began after the close fails ("file closed"): nobody must hear of it.
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+
+  it('gives a read that failed while its caller was busy to the caller, not to unhandledRejection', async () => {
+    // The second chunk's read (read ahead while the caller works on the first) fails.
+    const data = Buffer.from('{"a":1}\n{"b":2}\n');
+    const failing = {
+      read: async (buffer: Buffer, offset: number, length: number, position: number) => {
+        if (position === 0) return { bytesRead: data.copy(buffer, offset, 0, Math.min(length, data.length)), buffer };
+        throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+      },
+      stat: async () => ({ size: data.length }),
+      close: async () => undefined,
+    } as unknown as FileHandle;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    const listeners = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', onUnhandled);
+    let error: unknown;
+    try {
+      const lines = readTapeLines('failing', limits(), { handle: failing });
+      expect((await lines.next()).value).toHaveLength(2);
+      // The caller is busy: the failed read waits for it.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await lines.next().catch((caught: unknown) => (error = caught));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      for (const listener of listeners) process.on('unhandledRejection', listener);
+    }
+    expect(unhandled).toEqual([]);
+    expect((error as Error).message).toMatch(/EIO/);
   });
 });

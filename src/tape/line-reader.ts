@@ -184,24 +184,25 @@ async function* linesFrom(path: string, handle: FileHandle, limits: LineLimits, 
 /**
  * The file's bytes from its start, CHUNK_BYTES at a time, read at explicit positions. The next
  * chunk's read is under way while the caller works on this one, so the reader rarely waits on the
- * disk. When the reading stops early, that read is left to end on its own: closing the handle waits
- * for it, and one begun after the close fails ("file closed"), which nobody needs to hear.
+ * disk. Its failure is the caller's when it asks for that chunk, not an unhandled rejection while
+ * the caller is busy; and when the reading stops early, the read is left to end on its own
+ * (closing the handle waits for it; one begun after the close fails, unheard).
  */
 async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
-  let position = 0;
-  let ahead = readChunk(handle, position);
-  try {
-    for (;;) {
-      const chunk = await ahead;
-      if (chunk.length === 0) return;
-      position += chunk.length;
-      ahead = readChunk(handle, position);
-      yield chunk;
-    }
-  } finally {
-    // Stopped early (or at the end): the read ahead is not wanted, nor its error.
-    ahead.catch(() => undefined);
+  for (let position = 0, ahead = readAhead(handle, 0); ;) {
+    const chunk = await ahead;
+    if (chunk.length === 0) return;
+    position += chunk.length;
+    ahead = readAhead(handle, position);
+    yield chunk;
   }
+}
+
+/** The chunk at `position`, its promise marked handled: it still rejects for whoever awaits it. */
+function readAhead(handle: FileHandle, position: number): Promise<Buffer> {
+  const read = readChunk(handle, position);
+  read.catch(() => undefined);
+  return read;
 }
 
 async function readChunk(handle: FileHandle, position: number): Promise<Buffer> {
