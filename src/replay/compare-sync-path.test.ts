@@ -152,4 +152,29 @@ describe('ReplayComparator: the synchronous path and the awaiting one', () => {
     expect(stepsBegunAtOnce - before.begun).toBe(steps - 2);
     expect(peekedBeyondAtOnce - before.beyond).toBe(steps - 1);
   });
+
+  it('leave the same state behind when the tape goes back to an earlier step', async () => {
+    const warning = (seq: number, step: number): RunEvent => ({ type: 'warning', seq, step, t: seq, message: `m${seq}` });
+    // One batch; the tape's last event goes back to step 0, and the replay skips the tape's seq 1.
+    const tape = [warning(0, 0), warning(1, 0), warning(2, 1), warning(3, 1), warning(4, 0)];
+    const outcome = async (awaitEveryEvent: boolean): Promise<unknown> => {
+      const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
+      const comparator = new ReplayComparator({
+        cursor: new StepCursor({ batches: each([tape]) }), state, patched: new Set(), whatIf: false, fallback: 'error', complete: true, awaitEveryEvent,
+      });
+      let error = '';
+      try {
+        for (const event of [warning(0, 0), warning(2, 1)]) {
+          state.step = event.step;
+          await comparator.observe(event);
+        }
+      } catch (caught) {
+        error = (caught as Error).message;
+      }
+      return { error, first: comparator.first?.message ?? null, all: comparator.all.length };
+    };
+    const awaiting = await outcome(true);
+    expect(awaiting).toMatchObject({ error: expect.stringContaining('goes back'), all: 1 });
+    expect(await outcome(false)).toEqual(awaiting);
+  });
 });

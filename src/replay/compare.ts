@@ -118,13 +118,13 @@ export class ReplayComparator {
   /**
    * The first event of a step, answered at once when the tape's events for it are in hand (the
    * cursor's groupInHand): the same checks as observeAwaiting, in the same order. Undefined, having
-   * changed nothing, when they are not. The group in hand is never empty, so the tape neither ended
-   * before this step nor may end at its first event: nothing is left to ask the cursor.
+   * changed nothing, when they are not. Only a group with events is taken: then the tape neither
+   * ended before this step nor may end at its first event, and nothing is left to ask the cursor.
    */
   private observeNewStepInHand(replayed: RunEvent): DivergenceInput[] | undefined {
     if (this.recordedGroup?.step !== this.step) return undefined;
     const group = this.options.cursor.groupInHand(replayed.step);
-    if (group === undefined) return undefined;
+    if (group === undefined || group.events.length === 0) return undefined;
     const out: DivergenceInput[] = [];
     if (this.inSync) this.leftovers(out, this.recorded.labelled);
     this.enterStep(replayed.step);

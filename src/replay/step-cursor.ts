@@ -64,8 +64,9 @@ export class StepCursor {
 
   /**
    * `group(step)` when no reading is needed for it: the step's group is the one in hand, or the next
-   * one lies whole in the batch in hand, followed there by an event of a later step. Undefined when
-   * the tape must be read (then `group`); a replay following its tape mostly needs no reading.
+   * one lies whole in the batch in hand, followed there by an event of a later step. Undefined, having
+   * changed nothing, when the tape must be read (then `group`); a replay following its tape mostly
+   * needs no reading.
    */
   groupInHand(step: number): StepGroup | undefined {
     if (this.current !== null && this.current.step === step) return this.current;
@@ -74,7 +75,9 @@ export class StepCursor {
     if (first === undefined || first.step !== step) return undefined;
     let end = this.lookahead === null ? this.inBatch + 1 : this.inBatch;
     while (end < this.batch.length && (this.batch[end] as RunEvent).step === step) end++;
-    if (end >= this.batch.length) return undefined;
+    // The group must end in the batch, at a later step: a tape that goes back is left to `group`,
+    // which refuses it where a replay reading it would.
+    if (end >= this.batch.length || (this.batch[end] as RunEvent).step < step) return undefined;
     // As readGroup takes it, from the batch: the group's events, then the next one as the lookahead.
     const group: StepGroup = { step, events: [] };
     for (let next = this.buffered(); next !== null && next.step === step; next = this.buffered()) {
