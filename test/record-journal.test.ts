@@ -15,7 +15,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { StoreWriteError } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
 import { Journal, listJournals } from '../src/tape/journal.js';
-import { eventKey, TapeStore } from '../src/tape/tape-store.js';
+import { eventKey } from '../src/tape/store-events.js';
+import { TapeStore } from '../src/tape/tape-store.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -6,7 +6,8 @@ import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { Level } from 'level';
 import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
-import { eventKey, TapeStore, type NewRun } from './tape-store.js';
+import { eventKey } from './store-events.js';
+import { TapeStore, type NewRun } from './tape-store.js';
 
 const newRun = (over: Partial<NewRun> = {}): NewRun => ({
   kind: 'record',

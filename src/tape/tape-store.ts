@@ -16,7 +16,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
-import type { AbstractSublevel } from 'abstract-level';
 import { NotFoundError, StoreLockedError, StoreWriteError, TapeFormatError, UsageError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
@@ -24,6 +23,8 @@ import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
 import { Journal } from './journal.js';
 import { recoverJournals } from './journal-recovery.js';
+import { notFound, pickRun } from './run-refs.js';
+import { countStoredEvents, eventKey, readStoredBatches, runRange, type EventsSublevel } from './store-events.js';
 
 /**
  * Run ids increase even for runs created in the same millisecond, so newest-first is exact. `ulid`
@@ -36,17 +37,7 @@ async function newRunId(): Promise<string> {
 }
 
 type Db = Level<string, unknown>;
-type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
-
-const SEQ_WIDTH = 10;
-/** `runId!seq` with seq zero-padded, so lexicographic order is numeric order. */
-export const eventKey = (runId: string, seq: number): string => `${runId}!${String(seq).padStart(SEQ_WIDTH, '0')}`;
-/** How many bytes of events one store read may hold: `size` events of a few hundred bytes each, and then some. */
-const BATCH_BYTES = 1 << 20;
-const runRange = (runId: string): { gte: string; lte: string } => ({
-  gte: `${runId}!`,
-  lte: `${runId}!${'9'.repeat(SEQ_WIDTH)}`,
-});
+type Sub = EventsSublevel;
 
 /** Fields a caller gives when it starts a run; the store fills in id, status and version. */
 export type NewRun = Omit<RunMeta, 'id' | 'status' | 'tapeVersion' | 'createdAt' | 'eventCount'> & {
@@ -319,18 +310,8 @@ export class TapeStore {
     if (exact !== undefined) return exact;
     const prefix = ref.toUpperCase();
     const matches: RunMeta[] = [];
-    for await (const meta of this.listRuns()) {
-      if (meta.id.startsWith(prefix) || meta.name === ref) matches.push(meta);
-    }
-    const byName = matches.filter((m) => m.name === ref);
-    if (byName.length > 0) return byName[0] as RunMeta;
-    if (matches.length === 1) return matches[0] as RunMeta;
-    if (matches.length > 1) {
-      throw new UsageError(`'${ref}' matches ${matches.length} runs: ${matches.slice(0, 5).map((m) => m.id).join(', ')}`, {
-        hint: 'give more of the run id',
-      });
-    }
-    throw notFound(ref);
+    for await (const meta of this.listRuns()) if (meta.id.startsWith(prefix) || meta.name === ref) matches.push(meta);
+    return pickRun(ref, matches);
   }
 
   /** Every run, newest first, with `incomplete` for runs whose recorder died. */
@@ -345,32 +326,10 @@ export class TapeStore {
     for await (const batch of this.readEventBatches(runId)) yield* batch;
   }
 
-  /**
-   * A run's events in order, a batch at a time; the next batch is read from the database while the
-   * caller works on this one.
-   */
+  /** A run's events in order, a batch at a time, the next read while the caller works on this one (store-events.ts). */
   async *readEventBatches(runId: string, size = 1000): AsyncGenerator<RunEvent[]> {
     await this.caughtUp(runId);
-    // Values only: the keys (run and seq) are not needed to read a run, and not fetching them saves
-    // making a string and an entry for each event. LevelDB's reads stop at highWaterMarkBytes, 16 KiB
-    // unless told: some 60 events a read, each a trip to libuv's pool, where a batch wants `size`.
-    const options = { ...runRange(runId), highWaterMarkBytes: BATCH_BYTES }; // classic-level's own option
-    const iterator = this.events.values(options);
-    let next = iterator.nextv(size);
-    let read = 0;
-    try {
-      for (;;) {
-        const values = await next;
-        if (values.length === 0) return;
-        next = iterator.nextv(size);
-        for (const value of values) this.checkStored(runId, read++, value);
-        yield values as RunEvent[];
-      }
-    } finally {
-      // A read still under way (the caller stopped early, or an event was bad) ends before the iterator closes.
-      await next.catch(() => undefined);
-      await iterator.close();
-    }
+    yield* readStoredBatches(this.events, runId, size, this.dir);
   }
 
   /** For a run this process records: wait until LevelDB has what its journal has, so a read sees every written event. */
@@ -378,19 +337,10 @@ export class TapeStore {
     await this.journaled.get(runId)?.behind.close();
   }
 
-  /** A stored value must at least look like an event (the `index`th of run `runId`, from 0). */
-  private checkStored(runId: string, index: number, value: unknown): void {
-    if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-      throw new TapeFormatError(`event ${index} of run ${runId} is not a run event`, { file: this.dir });
-    }
-  }
-
   /** Number of events stored for a run (counts keys, does not decode values). */
   async countEvents(runId: string): Promise<number> {
     await this.caughtUp(runId);
-    let n = 0;
-    for await (const _key of this.events.keys(runRange(runId))) n++;
-    return n;
+    return countStoredEvents(this.events, runId);
   }
 
   /** Delete a run and all of its events. */
@@ -440,8 +390,4 @@ export class TapeStore {
   private present(meta: RunMeta): RunMeta {
     return meta.status === 'recording' && !this.active.has(meta.id) ? { ...meta, status: 'incomplete' } : meta;
   }
-}
-
-function notFound(ref: string): NotFoundError {
-  return new NotFoundError(`no run '${ref}'`, { hint: 'list runs with: agentctl ls' });
 }

@@ -1,0 +1,24 @@
+/** How a run is named on the command line: by full id, unique id prefix (any case), or name. */
+import { NotFoundError, UsageError } from '../core/errors.js';
+import type { RunMeta } from '../core/run-meta.js';
+
+/**
+ * The run `ref` names among `matches` (runs whose id starts with it, or whose name it is; newest
+ * first): the newest of that name, else the one prefix match. Exit 10 when none, exit 2 when a
+ * prefix is ambiguous.
+ */
+export function pickRun(ref: string, matches: readonly RunMeta[]): RunMeta {
+  const byName = matches.find((m) => m.name === ref);
+  if (byName !== undefined) return byName;
+  if (matches.length === 1) return matches[0] as RunMeta;
+  if (matches.length > 1) {
+    throw new UsageError(`'${ref}' matches ${matches.length} runs: ${matches.slice(0, 5).map((m) => m.id).join(', ')}`, {
+      hint: 'give more of the run id',
+    });
+  }
+  throw notFound(ref);
+}
+
+export function notFound(ref: string): NotFoundError {
+  return new NotFoundError(`no run '${ref}'`, { hint: 'list runs with: agentctl ls' });
+}
