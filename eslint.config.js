@@ -56,4 +56,6 @@ export default tseslint.config(
       '@stylistic/quotes': ['error', 'single', { avoidEscape: true }],
     },
   },
+  // The CLI's entry is CommonJS (bin/package.json): Node starts it without its ES module loader.
+  { files: ['bin/**/*.js'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

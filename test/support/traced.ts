@@ -1,7 +1,8 @@
 /**
- * Run Node with a loader trace preloaded (`node --import <trace> ...args`) to completion: the trace
- * reports on stderr what the program loads (trace-package-imports.mjs, trace-bundle-chunks.mjs), so
- * a start-up test can prove what a command never loads.
+ * Run Node with a loader trace preloaded (`node --import <trace> ...args`, or `--require` for a
+ * `.cjs` trace, which loads no ES module itself) to completion: the trace reports on stderr what the
+ * program loads (trace-package-imports.mjs, trace-bundle-chunks.mjs, trace-esm-loader.cjs), so a
+ * start-up test can prove what a command never loads.
  */
 import { spawn } from 'node:child_process';
 import type { CliResult } from './cli.js';
@@ -9,7 +10,7 @@ import type { CliResult } from './cli.js';
 /** `env`: set on top of this process's environment (and `NO_COLOR`); by default `CI=1`. */
 export function traced(trace: string, args: string[], env: Record<string, string> = { CI: '1' }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', trace, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [trace.endsWith('.cjs') ? '--require' : '--import', trace, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

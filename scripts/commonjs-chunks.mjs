@@ -1,0 +1,136 @@
+// The CLI bundle as CommonJS files (issue 12, start-up). esbuild splits a bundle into chunks only
+// in ES module output, but Node starts a CommonJS program faster: it never sets up its ES module
+// loader (~4 ms of every command), and a chunk that is required costs less than one that is
+// resolved, loaded and linked as an ES module (measured: `ls` on a store −0.17× `node -e 0`, a
+// one-step replay −0.34×). So bundle-cli.mjs builds the split ESM bundle in memory and this module
+// turns each of its files into a CommonJS file, one by one, with esbuild's own ESM → CommonJS
+// transform:
+//   - a static import of another chunk becomes a require();
+//   - a dynamic import of a chunk becomes a require() in a promise (`__agentctlChunk`), so a command
+//     still loads only when it runs;
+//   - `import.meta.url` becomes the file's own URL;
+//   - a package that can only be imported, not required (ink is ES modules only), is imported with
+//     import() by esm-packages.js before a chunk that needs it (itself or through the chunks it
+//     requires) is required, and handed to it from there;
+//   - every file keeps strict mode, which it had as an ES module, and the `// <path>` comments that
+//     say where each bundled file starts.
+// The files go in a directory whose package.json says `commonjs`, with bin/agentctl.js (bin/ has
+// one too) requiring main.js.
+import { transform } from 'esbuild';
+import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { basename, dirname, extname, join, relative } from 'node:path';
+
+/** The helper file that imports ESM-only packages for the chunks that use them. */
+export const ESM_PACKAGES_FILE = 'esm-packages.js';
+
+const ESM_PACKAGES_SOURCE = `"use strict";
+// Packages the CLI's chunks use that can only be imported, not required (scripts/commonjs-chunks.mjs):
+// imported here before a chunk that needs them is required, and handed to it by name.
+const loaded = new Map();
+exports.load = async (names) => {
+  for (const name of names) if (!loaded.has(name)) loaded.set(name, await import(name));
+};
+exports.get = (name) => {
+  const namespace = loaded.get(name);
+  if (namespace === undefined) throw new Error(\`\${name} is used before it was imported (a bundling error)\`);
+  return namespace;
+};
+`;
+
+/** Whether the package `specifier` resolves, for require(), to an ES module (or not at all). */
+function onlyImportable(root, specifier) {
+  let file;
+  try {
+    file = createRequire(join(root, 'package.json')).resolve(specifier);
+  } catch (error) {
+    // Exports without a `require` or `default` condition: import only.
+    if (error.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return true;
+    throw error;
+  }
+  if (extname(file) === '.mjs') return true;
+  if (extname(file) === '.cjs') return false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).type === 'module';
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+const isBuiltin = (specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier);
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * The CommonJS text of every JS file of an ESM build (`outputFiles` and `metafile` of esbuild's
+ * result, built with `write: false`), plus esm-packages.js and the directory's package.json:
+ * a Map from absolute path to text.
+ */
+export async function commonJsChunks(result, root, outdir) {
+  const outputs = result.metafile.outputs;
+  const files = new Map();
+  // The external packages the chunks import, and whether each can only be imported.
+  const esmOnly = new Map();
+  for (const output of Object.values(outputs)) {
+    for (const entry of output.imports) {
+      if (entry.external && !isBuiltin(entry.path) && !esmOnly.has(entry.path)) esmOnly.set(entry.path, onlyImportable(root, entry.path));
+    }
+  }
+  const ownNeeds = (output) =>
+    outputs[output].imports.filter((entry) => entry.external && entry.kind === 'import-statement' && esmOnly.get(entry.path)).map((entry) => entry.path);
+  // The ESM-only packages a chunk needs, itself or through the chunks it imports statically.
+  const needsOf = (output) => {
+    const all = new Set();
+    const seen = new Set();
+    const visit = (chunk) => {
+      if (seen.has(chunk)) return;
+      seen.add(chunk);
+      for (const name of ownNeeds(chunk)) all.add(name);
+      for (const entry of outputs[chunk].imports) if (!entry.external && entry.kind === 'import-statement') visit(entry.path);
+    };
+    visit(output);
+    return all;
+  };
+  const outputOf = (file) => relative(root, file).split('\\').join('/');
+
+  for (const file of result.outputFiles) {
+    if (!file.path.endsWith('.js')) throw new Error(`unexpected bundle output ${file.path}`);
+    // esbuild marks where each bundled file starts with a `// <path>` comment; the transform keeps
+    // only legal comments (`//!`), so the marks go through it as those.
+    const marked = file.text.replace(/^\/\/ (\S+)$/gm, '//! $1');
+    const { code, warnings } = await transform(marked, {
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      loader: 'js',
+      define: { 'import.meta.url': '__agentctlFileUrl' },
+      legalComments: 'inline',
+      logLevel: 'silent',
+    });
+    if (warnings.length > 0) throw new Error(`${basename(file.path)}: ${warnings[0].text}`);
+    let text = code.replace(/^\/\/! (\S+)$/gm, '// $1').replace(/\bimport\("\.\/([^"]+)"\)/g, (_, chunk) => {
+      const names = [...needsOf(`${outputOf(outdir)}/${chunk}`)];
+      return `__agentctlChunk("./${chunk}", ${JSON.stringify(names)})`;
+    });
+    for (const [specifier, only] of esmOnly) {
+      if (only) text = text.replace(new RegExp(`\\brequire\\("${escape(specifier)}"\\)`, 'g'), `require("./${ESM_PACKAGES_FILE}").get(${JSON.stringify(specifier)})`);
+    }
+    if (/\bimport\(["']\.\//.test(text)) throw new Error(`${basename(file.path)}: a chunk import was left as import()`);
+    const head = ['"use strict";'];
+    if (text.includes('__agentctlFileUrl')) head.push('const __agentctlFileUrl = require("node:url").pathToFileURL(__filename).href;');
+    if (text.includes('__agentctlChunk(')) {
+      head.push(
+        `const __agentctlChunk = (file, packages) => (packages.length === 0 ? Promise.resolve() : require("./${ESM_PACKAGES_FILE}").load(packages)).then(() => require(file));`,
+      );
+    }
+    files.set(file.path, `${head.join('\n')}\n${text}`);
+  }
+  for (const file of files.keys()) {
+    const output = outputOf(file);
+    if (output.endsWith('/main.js') && needsOf(output).size > 0) {
+      throw new Error(`main.js requires ESM-only packages at start-up: ${[...needsOf(output)].join(', ')}`);
+    }
+  }
+  files.set(join(outdir, ESM_PACKAGES_FILE), ESM_PACKAGES_SOURCE);
+  files.set(join(outdir, 'package.json'), '{ "type": "commonjs" }\n');
+  return files;
+}
