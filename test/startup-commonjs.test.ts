@@ -13,7 +13,7 @@ import { BIN, runCli } from './support/cli.js';
 import { traced } from './support/traced.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
-const TRACE = fileURLToPath(new URL('./support/trace-esm-loader.cjs', import.meta.url));
+const TRACE = fileURLToPath(new URL('./support/trace-loads.cjs', import.meta.url));
 let dir: string;
 
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { EventRedactor } from '../core/event-redactor.js';
 import type { Redactor } from '../core/redact.js';
 import type { SessionInfo } from '../tui/index.js';
-import { out, type GlobalOptions } from './io.js';
+import { out, stdoutStream, type GlobalOptions } from './io.js';
 import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
 
 export interface Display {
@@ -37,7 +37,7 @@ export interface Terminal {
   env: NodeJS.ProcessEnv;
 }
 
-const processTerminal = (): Terminal => ({ stdinTTY: process.stdin.isTTY === true, stdoutTTY: process.stdout.isTTY === true, env: process.env });
+const processTerminal = (): Terminal => ({ stdinTTY: process.stdin.isTTY === true, stdoutTTY: stdoutStream().isTTY === true, env: process.env });
 
 /**
  * How a command shows its run. The UI: forced by `--tui` (a terminal is needed), never with
@@ -63,7 +63,7 @@ function inCi(env: NodeJS.ProcessEnv): boolean {
 }
 
 export async function openDisplay(kind: DisplayKind, options: GlobalOptions, context: DisplayContext): Promise<Display> {
-  const tui = kind === 'tui' ? await (await import('../tui/index.js')).openTui({ session: context.session, onCancel: context.onCancel }) : null;
+  const tui = kind === 'tui' ? await (await import('../tui/index.js')).openTui({ session: context.session, onCancel: context.onCancel, stdout: stdoutStream() }) : null;
   const { redact } = context;
   if (tui !== null) {
     const redactor = new EventRedactor(redact);

@@ -1,7 +1,12 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushOut, note, out, writeOut } from './io.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { flushOut, note, out, stdoutStream, writeOut } from './io.js';
 
 describe('standard output, buffered', () => {
+  // Through the stream from here on, where a spy sees the writes. A fresh process writes to the
+  // descriptor directly until something needs the stream: test/cli-stdout.test.ts.
+  beforeAll(() => {
+    stdoutStream();
+  });
   afterEach(() => {
     flushOut();
     vi.restoreAllMocks();

@@ -1,3 +1,5 @@
+import { writeSync } from 'node:fs';
+
 /** Flags every command accepts (README, "Commands"). */
 export interface GlobalOptions {
   store?: string;
@@ -45,7 +47,51 @@ export function flushOut(): void {
   if (buffered === '') return;
   const text = buffered;
   buffered = '';
-  process.stdout.write(text);
+  writeStdout(text);
+}
+
+/** Whether standard output is still written to its descriptor directly (see writeStdout). */
+let direct = true;
+
+/**
+ * Standard output as Node's stream, for what needs one (the terminal UI, a piped export, a check
+ * for a terminal). From then on writeOut goes through it too, so nothing written is reordered.
+ */
+export function stdoutStream(): NodeJS.WriteStream {
+  if (direct) {
+    direct = false;
+    // `agentctl … | head`: a closed pipe ends the output quietly, as for any Unix tool.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') outputClosed();
+      throw error;
+    });
+  }
+  return process.stdout;
+}
+
+const outputClosed = (): never => process.exit(process.exitCode ?? 0);
+
+/**
+ * Text to standard output, written to its descriptor with writeSync while nothing needs the stream:
+ * loading the stream machinery behind process.stdout costs 2–4 ms, more than all the work of `ls`
+ * (issue 12, start-up). A descriptor some other program left non-blocking (EAGAIN) sends the rest,
+ * and everything after it, through the stream, which waits until it can write.
+ */
+function writeStdout(text: string): void {
+  if (!direct) {
+    stdoutStream().write(text);
+    return;
+  }
+  const bytes = Buffer.from(text);
+  let at = 0;
+  try {
+    while (at < bytes.length) at += writeSync(1, bytes, at);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') outputClosed();
+    if (code !== 'EAGAIN') throw error;
+    stdoutStream().write(bytes.subarray(at));
+  }
 }
 
 /** Write a line to standard error (progress, notes), after what standard output holds (see writeOut). */

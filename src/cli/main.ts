@@ -9,11 +9,6 @@ import { flushOut } from './io.js';
 import { buildProgram } from './program.js';
 
 export async function main(argv: string[]): Promise<void> {
-  // `agentctl … | head`: a closed pipe ends the output quietly, as for any Unix tool.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

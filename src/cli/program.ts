@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import type { GlobalOptions } from './io.js';
+import { writeOut, type GlobalOptions } from './io.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -29,7 +29,8 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'print only the final result')
     .showHelpAfterError('(run agentctl --help for usage)')
     .exitOverride();
-  program.configureOutput({ outputError: (text, write) => write(text) });
+  // Help and version go out with everything else the CLI prints (io.ts), a closed pipe included.
+  program.configureOutput({ writeOut, outputError: (text, write) => write(text) });
 
   program
     .command('record')

@@ -1,7 +1,7 @@
 /**
  * Run Node with a loader trace preloaded (`node --import <trace> ...args`, or `--require` for a
  * `.cjs` trace, which loads no ES module itself) to completion: the trace reports on stderr what the
- * program loads (trace-package-imports.mjs, trace-bundle-chunks.mjs, trace-esm-loader.cjs), so a
+ * program loads (trace-package-imports.mjs, trace-bundle-chunks.mjs, trace-loads.cjs), so a
  * start-up test can prove what a command never loads.
  */
 import { spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { tapeLines, writeTapeFile } from '../../tape/tape-file.js';
-import { note, type GlobalOptions } from '../io.js';
+import { note, stdoutStream, type GlobalOptions } from '../io.js';
 import { withStore } from '../with-store.js';
 
 /** `agentctl export <run> [-o file]`: a portable tape file, or JSONL on standard output. */
@@ -10,7 +10,7 @@ export async function runExport(ref: string, options: GlobalOptions & { output?:
     const meta = await store.resolveRun(ref);
     const events = store.readEvents(meta.id);
     if (options.output === undefined || options.output === '-') {
-      await pipeline(Readable.from(tapeLines(meta, events)), process.stdout, { end: false });
+      await pipeline(Readable.from(tapeLines(meta, events)), stdoutStream(), { end: false });
       return;
     }
     await writeTapeFile(options.output, meta, events);

@@ -1,0 +1,94 @@
+/**
+ * Standard output written to its descriptor directly (src/cli/io.ts): `ls` and `show` print without
+ * loading Node's stream machinery (issue 12, start-up), and lose nothing for it. A closed pipe ends
+ * the output quietly; a descriptor left non-blocking (here: the process itself touched
+ * process.stdout, as Node does for a pipe) that fills up sends the rest through the stream, whole
+ * and in order.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TapeStore } from '../src/tape/tape-store.js';
+import { BIN, type CliResult } from './support/cli.js';
+import { traced } from './support/traced.js';
+
+const MAIN = fileURLToPath(new URL('../dist/cli-bundle/main.js', import.meta.url));
+const TRACE = fileURLToPath(new URL('./support/trace-loads.cjs', import.meta.url));
+/** Enough runs that `ls --json` prints several times what a pipe holds (64 KiB on Linux). */
+const RUNS = 150;
+const TASK = 'x'.repeat(2000);
+let dir: string;
+let store: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-stdout-'));
+  store = join(dir, 'store');
+  const db = await TapeStore.open(store);
+  for (let i = 0; i < RUNS; i++) {
+    const run = await db.createRun({ kind: 'record', task: `${i} ${TASK}`, model: 'gpt-test', config: { model: 'gpt-test' }, seed: i });
+    await db.finishRun(run.id, { finalState: 'COMPLETED', eventCount: 0, totals: { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 } });
+  }
+  await db.close();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Run `node ...args`; `closeAtOnce`: close the reading end of its standard output straight away; `readAfterMs`: start reading only then. */
+function run(args: string[], options: { closeAtOnce?: boolean; readAfterMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    if (options.closeAtOnce) child.stdout.destroy();
+    else {
+      child.stdout.setEncoding('utf8').pause();
+      setTimeout(() => child.stdout.on('data', (d: string) => (stdout += d)).resume(), options.readAfterMs ?? 0);
+    }
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const taskNumbers = (stdout: string): number[] => (JSON.parse(stdout) as { task: string }[]).map((run) => Number(run.task.split(' ')[0]));
+
+describe('standard output', () => {
+  it('ls and show print everything without loading the stream machinery', async () => {
+    const ls = await traced(TRACE, [BIN, 'ls', '--json', '--store', store]);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(taskNumbers(ls.stdout).sort((a, b) => a - b)).toEqual([...Array(RUNS).keys()]);
+    const id = (JSON.parse(ls.stdout) as { id: string }[])[0]!.id;
+    const show = await traced(TRACE, [BIN, 'show', id, '--store', store]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(id);
+    for (const result of [ls, show]) {
+      const builtins = [...result.stderr.matchAll(/^BUILTIN-LOADED (\S+)$/gm)].map((m) => m[1]);
+      expect(builtins).toContain('fs');
+      expect(builtins).not.toContain('stream');
+    }
+  });
+
+  it('a reader that goes away ends the output quietly: exit 0, nothing on standard error', async () => {
+    const result = await run([BIN, 'ls', '--json', '--store', store], { closeAtOnce: true });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  it('a non-blocking descriptor that fills up: the rest goes through the stream, whole and in order', async () => {
+    // The program touches process.stdout first: for a pipe, Node makes the descriptor non-blocking.
+    // Nobody reads for a while, so a direct write meets a full pipe (EAGAIN).
+    const script = `process.stdout; require(${JSON.stringify(MAIN)}).main(['node', 'agentctl', 'ls', '--json', '--store', ${JSON.stringify(store)}]);`;
+    const [direct, plain] = await Promise.all([
+      run(['-e', script], { readAfterMs: 500 }),
+      run([BIN, 'ls', '--json', '--store', store]),
+    ]);
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(direct.stderr).toBe('');
+    expect(direct.stdout.length).toBeGreaterThan(4 * 64 * 1024);
+    expect(direct.stdout).toBe(plain.stdout);
+  });
+});
