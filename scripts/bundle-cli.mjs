@@ -61,21 +61,32 @@ const levelNativeBinding = {
   },
 };
 /**
- * commander loads `node:child_process` when it loads, for its executable subcommands (`git`-style
- * `program-sub` files), which agentctl never uses; that module brings `net`, `dgram` and the stream
- * machinery with it, ~3 ms of every command's start-up (issue 12). commander gets a stand-in whose
- * `spawn` loads the real module on first use, so it would still work if it were ever called.
+ * Built-in modules that a bundled package loads when it loads, for a path agentctl seldom or never
+ * takes: the package gets a stand-in whose functions load the real module on first call, so it
+ * would still work if the path were ever taken (issue 12, start-up).
+ *   - commander loads `node:child_process` for its executable subcommands (`git`-style
+ *     `program-sub` files), which agentctl has none of; it brings `net`, `dgram` and the stream
+ *     machinery with it, ~3 ms of every command.
+ *   - classic-level loads `node:fs/promises` to create a store's directory when it is missing, which
+ *     `ls` and `show` (a store that exists) never need: ~1.5 ms of theirs.
  */
-const commanderLazyChildProcess = {
-  name: 'commander-lazy-child-process',
+const LAZY_BUILTINS = [
+  { importer: 'commander', module: 'child_process', functions: ['spawn'] },
+  { importer: 'classic-level', module: 'fs/promises', functions: ['mkdir'] },
+];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
-      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };\n",
-      loader: 'js',
-    }));
+    for (const { importer, module } of LAZY_BUILTINS) {
+      const specifier = new RegExp(`^(node:)?${module.replace('/', '\\/')}$`);
+      const from = new RegExp(`[\\\\/]node_modules[\\\\/]${importer}[\\\\/]`);
+      b.onResolve({ filter: specifier }, (args) => (from.test(args.importer) ? { path: module, namespace: 'lazy-builtin' } : undefined));
+    }
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+      const { functions } = LAZY_BUILTINS.find((entry) => entry.module === args.path);
+      const members = functions.map((name) => `${name}: (...args) => require('node:${args.path}').${name}(...args)`);
+      return { contents: `module.exports = { ${members.join(', ')} };\n`, loader: 'js' };
+    });
   },
 };
 const outdir = join(root, 'dist', 'cli-bundle');
@@ -106,7 +117,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: ['ink', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
-  plugins: [zodEnglishOnly, levelNativeBinding, commanderLazyChildProcess],
+  plugins: [zodEnglishOnly, levelNativeBinding, lazyBuiltins],
   define: { AGENTCTL_BUILD_ID: JSON.stringify(await buildId()) },
   metafile: true,
   // Written as CommonJS below (commonjs-chunks.mjs), not as esbuild splits it (ES modules).

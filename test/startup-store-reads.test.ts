@@ -69,3 +69,27 @@ describe('start-up: commander does not load node:child_process', () => {
     expect(builtins(result.stderr)).toContain('child_process');
   });
 });
+
+describe('start-up: classic-level does not load node:fs/promises to open a store that exists', () => {
+  // classic-level needs it only to create a missing store directory; the bundle gives it a stand-in
+  // that loads the module when it does (scripts/bundle-cli.mjs). The trace here is CommonJS: an ES
+  // module trace imports node:fs, whose exports include fs/promises.
+  const CJS_TRACE = fileURLToPath(new URL('./support/trace-loads.cjs', import.meta.url));
+
+  it('ls and show run without loading it; a store made in a missing directory is still made', async () => {
+    const store = join(dir, 'missing', 'parent', 'store');
+    expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);
+    for (const args of [['ls'], ['show', 'demo']]) {
+      const result = await traced(CJS_TRACE, [BIN, ...args, '--store', store]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout, args.join(' ')).toContain('demo');
+      expect(builtins(result.stderr), args.join(' ')).not.toContain('fs/promises');
+    }
+  });
+
+  it('the trace sees fs/promises when a program does load it', async () => {
+    const result = await traced(CJS_TRACE, ['-e', "require('node:fs/promises')"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(builtins(result.stderr)).toContain('fs/promises');
+  });
+});
