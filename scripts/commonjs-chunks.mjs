@@ -22,7 +22,7 @@ import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 
 /** The helper file that imports ESM-only packages for the chunks that use them. */
-export const ESM_PACKAGES_FILE = 'esm-packages.js';
+const ESM_PACKAGES_FILE = 'esm-packages.js';
 
 const ESM_PACKAGES_SOURCE = `"use strict";
 // Packages the CLI's chunks use that can only be imported, not required (scripts/commonjs-chunks.mjs):
@@ -58,7 +58,7 @@ function onlyImportable(root, specifier) {
 }
 
 const isBuiltin = (specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier);
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
  * The CommonJS text of every JS file of an ESM build (`outputFiles` and `metafile` of esbuild's
@@ -112,7 +112,7 @@ export async function commonJsChunks(result, root, outdir) {
       return `__agentctlChunk("./${chunk}", ${JSON.stringify(names)})`;
     });
     for (const [specifier, only] of esmOnly) {
-      if (only) text = text.replace(new RegExp(`\\brequire\\("${escape(specifier)}"\\)`, 'g'), `require("./${ESM_PACKAGES_FILE}").get(${JSON.stringify(specifier)})`);
+      if (only) text = text.replace(new RegExp(`\\brequire\\("${escapeRegExp(specifier)}"\\)`, 'g'), `require("./${ESM_PACKAGES_FILE}").get(${JSON.stringify(specifier)})`);
     }
     if (/\bimport\(["']\.\//.test(text)) throw new Error(`${basename(file.path)}: a chunk import was left as import()`);
     const head = ['"use strict";'];
