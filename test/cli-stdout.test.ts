@@ -3,9 +3,11 @@
  * loading Node's stream machinery (issue 12, start-up), and lose nothing for it. A closed pipe ends
  * the output quietly; a descriptor left non-blocking (here: the process itself touched
  * process.stdout, as Node does for a pipe) that fills up sends the rest through the stream, whole
- * and in order.
+ * and in order; an output that cannot be written (a full disk: /dev/full) is one line and exit 2,
+ * written directly or through the stream.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +18,7 @@ import { BIN, type CliResult } from './support/cli.js';
 import { traced } from './support/traced.js';
 
 const MAIN = fileURLToPath(new URL('../dist/cli-bundle/main.js', import.meta.url));
+const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 const TRACE = fileURLToPath(new URL('./support/trace-loads.cjs', import.meta.url));
 /**
  * `ls --json` of these runs is ~1.2 MB: several times what the pipe to this process can hold (Node's
@@ -93,5 +96,26 @@ describe('standard output', () => {
     expect(direct.stderr).toBe('');
     expect(direct.stdout.length).toBeGreaterThan(1024 * 1024);
     expect(direct.stdout).toBe(plain.stdout);
+  });
+
+  it('an output that cannot be written (a full disk) is one line and exit 2, directly or through the stream', async () => {
+    expect(existsSync('/dev/full'), 'this test needs /dev/full (Linux)').toBe(true);
+    const commands = [
+      ['ls', '--store', store], // written directly
+      ['replay', DEMO, '--no-save', '--json'], // through the stream (a replay checks for a terminal)
+    ];
+    for (const args of commands) {
+      const full = openSync('/dev/full', 'w');
+      const result = await new Promise<CliResult>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', full, 'pipe'] });
+        let stderr = '';
+        child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout: '', stderr }));
+      });
+      closeSync(full);
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr, args[0]).toMatch(/^agentctl: cannot write to standard output: ENOSPC\b.*\n$/);
+    }
   });
 });

@@ -60,16 +60,21 @@ let direct = true;
 export function stdoutStream(): NodeJS.WriteStream {
   if (direct) {
     direct = false;
-    // `agentctl … | head`: a closed pipe ends the output quietly, as for any Unix tool.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') outputClosed();
-      throw error;
-    });
+    process.stdout.on('error', outputFailed);
   }
   return process.stdout;
 }
 
-const outputClosed = (): never => process.exit(process.exitCode ?? 0);
+/**
+ * Standard output could not be written. A closed pipe (`agentctl … | head`) ends the output quietly,
+ * as for any Unix tool; anything else (a full disk, an I/O error) is one line and exit 2, like any
+ * other path the command cannot use. Either way the process ends here: the output cannot go on.
+ */
+function outputFailed(error: NodeJS.ErrnoException): never {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  writeSync(2, `agentctl: cannot write to standard output: ${error.message}\n`);
+  process.exit(2);
+}
 
 /**
  * Text to standard output, written to its descriptor with writeSync while nothing needs the stream:
@@ -87,9 +92,7 @@ function writeStdout(text: string): void {
   try {
     while (at < bytes.length) at += writeSync(1, bytes, at);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPIPE') outputClosed();
-    if (code !== 'EAGAIN') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') outputFailed(error as NodeJS.ErrnoException);
     stdoutStream().write(bytes.subarray(at));
   }
 }
