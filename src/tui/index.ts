@@ -7,7 +7,7 @@ import type { RunEvent } from '../core/events.js';
 import { RunFeed } from './run-feed.js';
 import type { mountTui as MountTui } from './run-tui.js';
 import type { RunEnding, SessionInfo } from './state/run-model.js';
-import { colorDisabled } from './theme.js';
+import { colorDisabled } from './color-setting.js';
 
 export type { RunEnding, SessionInfo, TuiMode } from './state/run-model.js';
 
@@ -86,7 +86,9 @@ async function loadInk(): Promise<typeof MountTui> {
   // Ink reads the process's own environment, whatever environment the caller describes.
   const env = process.env;
   // React's development build records a performance entry per render, and Node keeps them all:
-  // memory would grow with every frame. A user's own NODE_ENV wins.
+  // memory would grow with every frame. A user's own NODE_ENV wins. React and Ink's renderer each
+  // pick their build when they load, and a mixed pair draws nothing: so neither may load before
+  // this line, and nothing this module imports may import React (see color-setting.ts).
   env.NODE_ENV ??= 'production';
   const saved = { CI: env.CI, CONTINUOUS_INTEGRATION: env.CONTINUOUS_INTEGRATION };
   delete env.CI;

@@ -36,10 +36,3 @@ export function useToneColor(): (tone: Tone) => Color {
   const { color } = useContext(ThemeContext);
   return (tone) => (color ? TONE_COLORS[tone] : undefined);
 }
-
-/** True when colour is off: `NO_COLOR` set (any value but empty), or the terminal has none. */
-export function colorDisabled(env: NodeJS.ProcessEnv, stream: { hasColors?: () => boolean; isTTY?: boolean }): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return true;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return false;
-  return stream.isTTY === true && typeof stream.hasColors === 'function' ? !stream.hasColors() : false;
-}

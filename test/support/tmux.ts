@@ -105,8 +105,9 @@ export async function openTerminal(options: TerminalOptions): Promise<Terminal> 
   const socket = `agentctl-e2e-${process.pid}-${randomBytes(4).toString('hex')}`;
   const target = 'e2e';
   // The shell gets no CI variables (the UI does not open under CI), no model credentials, no user
-  // rc files and no history file; the prompt is fixed.
-  const unset = ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AGENTCTL_STORE', 'NO_COLOR', 'FORCE_COLOR'];
+  // rc files and no history file; the prompt is fixed. No NODE_ENV either, as a user's shell has
+  // none: vitest sets it to `test`, which would choose React's build for the UI instead of agentctl.
+  const unset = ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AGENTCTL_STORE', 'NO_COLOR', 'FORCE_COLOR', 'NODE_ENV'];
   const set: Record<string, string> = { PS1: `${PROMPT} `, PS2: '> ', HISTFILE: '/dev/null', PROMPT_COMMAND: '' };
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) unset.push(key);

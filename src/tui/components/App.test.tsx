@@ -6,7 +6,8 @@ import type { RunEvent } from '../../core/events.js';
 import { RunFeed } from '../run-feed.js';
 import type { SessionInfo } from '../state/run-model.js';
 import { demoEvents } from '../test-support/demo-events.js';
-import { colorDisabled, ThemeContext } from '../theme.js';
+import { colorDisabled } from '../color-setting.js';
+import { ThemeContext } from '../theme.js';
 import { App } from './App.js';
 
 const session: SessionInfo = { mode: 'viewing', runId: '01M80BD0DH1T99S5EY9167MAX2', name: 'demo' };
