@@ -62,8 +62,8 @@ const levelNativeBinding = {
 };
 /**
  * Built-in modules that a bundled package loads when it loads, for a path agentctl seldom or never
- * takes: the package gets a stand-in whose functions load the real module on first call, so it
- * would still work if the path were ever taken (issue 12, start-up).
+ * takes: the package gets a stand-in that loads the real module when a member of it is first read
+ * (a call, as these packages use them), so every path still works (issue 12, start-up).
  *   - commander loads `node:child_process` for its executable subcommands (`git`-style
  *     `program-sub` files), which agentctl has none of; it brings `net`, `dgram` and the stream
  *     machinery with it, ~3 ms of every command.
@@ -71,8 +71,8 @@ const levelNativeBinding = {
  *     `ls` and `show` (a store that exists) never need: ~1.5 ms of theirs.
  */
 const LAZY_BUILTINS = [
-  { importer: 'commander', module: 'child_process', functions: ['spawn'] },
-  { importer: 'classic-level', module: 'fs/promises', functions: ['mkdir'] },
+  { importer: 'commander', module: 'child_process' },
+  { importer: 'classic-level', module: 'fs/promises' },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
@@ -82,11 +82,10 @@ const lazyBuiltins = {
       const from = new RegExp(`[\\\\/]node_modules[\\\\/]${importer}[\\\\/]`);
       b.onResolve({ filter: specifier }, (args) => (from.test(args.importer) ? { path: module, namespace: 'lazy-builtin' } : undefined));
     }
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
-      const { functions } = LAZY_BUILTINS.find((entry) => entry.module === args.path);
-      const members = functions.map((name) => `${name}: (...args) => require('node:${args.path}').${name}(...args)`);
-      return { contents: `module.exports = { ${members.join(', ')} };\n`, loader: 'js' };
-    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: `module.exports = new Proxy({}, { get: (_, name) => require('node:${args.path}')[name] });\n`,
+      loader: 'js',
+    }));
   },
 };
 const outdir = join(root, 'dist', 'cli-bundle');

@@ -31,10 +31,14 @@ const loaded = new Map();
 exports.load = async (names) => {
   for (const name of names) if (!loaded.has(name)) loaded.set(name, await import(name));
 };
+// What a chunk's require() of the package gets: the module's exports marked as an ES module's, so
+// that esbuild's interop reads a default import as the module's own default export.
+const asRequired = new Map();
 exports.get = (name) => {
   const namespace = loaded.get(name);
   if (namespace === undefined) throw new Error(\`\${name} is used before it was imported (a bundling error)\`);
-  return namespace;
+  if (!asRequired.has(name)) asRequired.set(name, Object.freeze({ __esModule: true, ...namespace }));
+  return asRequired.get(name);
 };
 `;
 
@@ -82,6 +86,7 @@ export async function commonJsChunks(result, root, outdir) {
     const all = new Set();
     const seen = new Set();
     const visit = (chunk) => {
+      if (outputs[chunk] === undefined) throw new Error(`import("${chunk}") names no file of the bundle (in a string?)`);
       if (seen.has(chunk)) return;
       seen.add(chunk);
       for (const name of ownNeeds(chunk)) all.add(name);
@@ -107,6 +112,9 @@ export async function commonJsChunks(result, root, outdir) {
       logLevel: 'silent',
     });
     if (warnings.length > 0) throw new Error(`${basename(file.path)}: ${warnings[0].text}`);
+    // A CommonJS module's own __dirname and __filename cannot be declared again at its top level.
+    const clash = /^(?:const|let|class|function) (__dirname|__filename)\b/m.exec(code);
+    if (clash !== null) throw new Error(`${basename(file.path)}: declares ${clash[1]} at its top level, which a CommonJS module already has`);
     let text = code.replace(/^\/\/! (\S+)$/gm, '// $1').replace(/\bimport\("\.\/([^"]+)"\)/g, (_, chunk) => {
       const names = [...needsOf(`${outputOf(outdir)}/${chunk}`)];
       return `__agentctlChunk("./${chunk}", ${JSON.stringify(names)})`;
