@@ -79,9 +79,15 @@ describe('standard output', () => {
   });
 
   it('a reader that goes away ends the output quietly: exit 0, nothing on standard error', async () => {
-    const result = await run([BIN, 'ls', '--json', '--store', store], { closeAtOnce: true });
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
+    const commands = [
+      ['ls', '--json', '--store', store], // written directly
+      ['replay', DEMO, '--no-save', '--json'], // through the stream (a replay checks for a terminal)
+    ];
+    for (const args of commands) {
+      const result = await run([BIN, ...args], { closeAtOnce: true });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
+      expect(result.stderr, args[0]).toBe('');
+    }
   });
 
   it('a non-blocking descriptor that fills up: the rest goes through the stream, whole and in order', async () => {

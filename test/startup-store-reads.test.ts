@@ -72,8 +72,8 @@ describe('start-up: commander does not load node:child_process', () => {
 
 describe('start-up: classic-level does not load node:fs/promises to open a store that exists', () => {
   // classic-level needs it only to create a missing store directory; the bundle gives it a stand-in
-  // that loads the module when it does (scripts/bundle-cli.mjs). The trace here is CommonJS: an ES
-  // module trace imports node:fs, whose exports include fs/promises.
+  // that loads the module when it does (scripts/bundle-cli.mjs). The trace here is CommonJS, which
+  // loads no built-in of its own.
   const CJS_TRACE = fileURLToPath(new URL('./support/trace-loads.cjs', import.meta.url));
 
   it('ls and show run without loading it; a store made in a missing directory is still made', async () => {

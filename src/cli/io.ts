@@ -79,8 +79,11 @@ function outputFailed(error: NodeJS.ErrnoException): never {
 /**
  * Text to standard output, written to its descriptor with writeSync while nothing needs the stream:
  * loading the stream machinery behind process.stdout costs 2–4 ms, more than all the work of `ls`
- * (issue 12, start-up). A descriptor some other program left non-blocking (EAGAIN) sends the rest,
- * and everything after it, through the stream, which waits until it can write.
+ * (issue 12, start-up). A descriptor that is non-blocking and full (EAGAIN) sends the rest, and
+ * everything after it, through the stream, which waits until it can write. Node itself makes a pipe
+ * non-blocking when it creates process.stdout or process.stderr on it (commander reads the width of
+ * standard output for its help; a note goes to standard error, which may be the same pipe), and so
+ * may the program at the other end.
  */
 function writeStdout(text: string): void {
   if (!direct) {
