@@ -83,4 +83,23 @@ describe('openTui', () => {
     expect(out.lastIndexOf('\u001b[?1049l')).toBeGreaterThan(0);
     expect(out).not.toMatch(/\n\s+at /);
   });
+
+  it('leaves the process environment as it found it: the run\'s tools see the same one with the UI as without', async () => {
+    const before = { NODE_ENV: process.env.NODE_ENV, CI: process.env.CI };
+    delete process.env.NODE_ENV;
+    process.env.CI = '1';
+    try {
+      const terminal = fakeTerminal();
+      const tui = await openTui({ session: { mode: 'recording', runId: '01LIVE' }, onCancel: () => undefined, ...terminal, env: {} });
+      // While the UI is up (when a recording's tools run): no NODE_ENV, CI as it was.
+      expect(process.env.NODE_ENV).toBeUndefined();
+      expect(process.env.CI).toBe('1');
+      await tui.close();
+    } finally {
+      for (const [key, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
 });

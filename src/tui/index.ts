@@ -80,22 +80,27 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
 
 /**
  * Ink decides once, when it is first imported, whether it runs under CI (then it draws only at
- * exit). The UI is opened under CI only when the user asked for it with --tui, so it must draw.
+ * exit), and React which build it is. The UI is opened under CI only when the user asked for it with
+ * --tui, so it must draw; the environment is the caller's again once they are loaded.
  */
 async function loadInk(): Promise<typeof MountTui> {
   // Ink reads the process's own environment, whatever environment the caller describes.
   const env = process.env;
+  const saved = { CI: env.CI, CONTINUOUS_INTEGRATION: env.CONTINUOUS_INTEGRATION, NODE_ENV: env.NODE_ENV };
   // React's development build records a performance entry per render, and Node keeps them all:
   // memory would grow with every frame. A user's own NODE_ENV wins. React and Ink's renderer each
   // pick their build when they load, and a mixed pair draws nothing: so neither may load before
   // this line, and nothing this module imports may import React (see color-setting.ts).
   env.NODE_ENV ??= 'production';
-  const saved = { CI: env.CI, CONTINUOUS_INTEGRATION: env.CONTINUOUS_INTEGRATION };
   delete env.CI;
   delete env.CONTINUOUS_INTEGRATION;
   try {
     return (await import('./run-tui.js')).mountTui;
   } finally {
-    for (const [key, value] of Object.entries(saved)) if (value !== undefined) env[key] = value;
+    // The environment as it was: the run's tools (a shell) see the same one with the UI as without.
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete env[key];
+      else env[key] = value;
+    }
   }
 }
