@@ -43,18 +43,22 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Run `node ...args`; `closeAtOnce`: close the reading end of its standard output straight away; `readAfterMs`: start reading only then. */
-function run(args: string[], options: { closeAtOnce?: boolean; readAfterMs?: number } = {}): Promise<CliResult> {
+/**
+ * Run `node ...args`. Its standard output is a pipe to this process, or the descriptor `into`;
+ * `closeAtOnce`: close the pipe's reading end straight away; `readAfterMs`: start reading only then.
+ */
+function run(args: string[], options: { into?: number; closeAtOnce?: boolean; readAfterMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', options.into ?? 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    if (options.closeAtOnce) child.stdout.destroy();
-    else {
-      child.stdout.setEncoding('utf8').pause();
-      setTimeout(() => child.stdout.on('data', (d: string) => (stdout += d)).resume(), options.readAfterMs ?? 0);
+    if (options.closeAtOnce) child.stdout?.destroy();
+    else if (child.stdout !== null) {
+      const out = child.stdout;
+      out.setEncoding('utf8').pause();
+      setTimeout(() => out.on('data', (d: string) => (stdout += d)).resume(), options.readAfterMs ?? 0);
     }
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -112,14 +116,7 @@ describe('standard output', () => {
     ];
     for (const args of commands) {
       const full = openSync('/dev/full', 'w');
-      const result = await new Promise<CliResult>((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', full, 'pipe'] });
-        let stderr = '';
-        child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout: '', stderr }));
-      });
-      closeSync(full);
+      const result = await run([BIN, ...args], { into: full }).finally(() => closeSync(full));
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr, args[0]).toMatch(/^agentctl: cannot write to standard output: ENOSPC\b.*\n$/);
     }
