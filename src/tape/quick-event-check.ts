@@ -41,20 +41,56 @@ const isJsonRecord: Check = (v) => isRecord(v) && !Object.hasOwn(v, '__proto__')
 const recordOf = (value: Check): Check => (v) => isJsonRecord(v) && Object.values(v as object).every(value);
 const optional = (check: Check): Field => ({ optional: check });
 
+interface FieldCheck {
+  key: string;
+  check: Check;
+  required: boolean;
+}
+
 /** A strict object: exactly the shape's keys (optional ones may be missing), each passing its check. */
 function strict(shape: Shape): Check {
-  const entries = Object.entries(shape).map(([key, field]) =>
+  const fields = Object.entries(shape).map(([key, field]): FieldCheck =>
     typeof field === 'function' ? { key, check: field, required: true } : { key, check: field.optional, required: false },
   );
-  const required = entries.filter((e) => e.required).length;
-  const byKey = new Map(entries.map((e) => [e.key, e]));
+  try {
+    return compiled(fields);
+  } catch {
+    // Code generation is off (`node --disallow-code-generation-from-strings`): the same check, slower.
+    return interpreted(fields);
+  }
+}
+
+/**
+ * `strict` compiled to one function per shape: a `switch` on each key of the value, with a call of
+ * its own for every field's check and a plain property read. The JIT then sees one check at each
+ * call site and can inline it: on a long tape's events this measured about twice as fast as
+ * `interpreted`. The generated text holds only this file's key names (as JSON string literals) and
+ * parameter names: nothing from a tape.
+ */
+function compiled(fields: readonly FieldCheck[]): Check {
+  const required = fields.filter((f) => f.required).length;
+  const cases = fields.map(({ key, required }, i) => {
+    const name = JSON.stringify(key);
+    return `case ${name}: if (!check${i}(v[${name}])) return false; ${required ? 'present++; ' : ''}break;`;
+  });
+  const body =
+    'return (v) => { if (!isRecord(v)) return false; let present = 0; ' +
+    `for (const key in v) { switch (key) { ${cases.join(' ')} default: return false; } } return present === ${required}; };`;
+  const make = new Function('isRecord', ...fields.map((_, i) => `check${i}`), body) as (...args: unknown[]) => Check;
+  return make(isRecord, ...fields.map((f) => f.check));
+}
+
+/** `strict` as a loop over the value's keys, each looked up in the shape. */
+function interpreted(fields: readonly FieldCheck[]): Check {
+  const required = fields.filter((f) => f.required).length;
+  const byKey = new Map(fields.map((f) => [f.key, f]));
   return (v) => {
     if (!isRecord(v)) return false;
     let present = 0;
     for (const key in v) {
-      const entry = byKey.get(key);
-      if (entry === undefined || !entry.check(v[key])) return false;
-      if (entry.required) present++;
+      const field = byKey.get(key);
+      if (field === undefined || !field.check(v[key])) return false;
+      if (field.required) present++;
     }
     return present === required;
   };

@@ -15,6 +15,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   timeoutMs?: number;
+  /** Options for node itself, before the binary (`--disallow-code-generation-from-strings`). */
+  nodeOptions?: string[];
 }
 
 /** Run `agentctl ...args` to completion and capture its output. */
@@ -25,7 +27,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
