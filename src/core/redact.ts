@@ -160,7 +160,11 @@ const ANY_RULE: readonly RegExp[] = (() => {
  */
 function quickTest(userPatterns: readonly RegExp[]): (input: string) => boolean {
   const tests = [...ANY_RULE, ...userPatterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '')))];
-  return (input) => tests.some((pattern) => pattern.test(input));
+  // A loop, not tests.some(): no closure allocated for every text tested.
+  return (input) => {
+    for (const pattern of tests) if (pattern.test(input)) return true;
+    return false;
+  };
 }
 
 /** A redactor that finds nothing: for values that hold no secrets by construction. */

@@ -32,13 +32,22 @@ const oneOf = (values: readonly string[]): Check => {
 const either = (a: Check, b: Check): Check => (v) => a(v) || b(v);
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
-const arrayOf = (item: Check): Check => (v) => Array.isArray(v) && v.every(item);
+const arrayOf = (item: Check): Check => (v) => {
+  if (!Array.isArray(v)) return false;
+  for (const x of v) if (!item(x)) return false;
+  return true;
+};
 /**
  * A zod record (`z.record`) is rebuilt key by key, so an own `__proto__` key (JSON.parse makes one)
  * does not survive it: such a record is left to the schema.
  */
 const isJsonRecord: Check = (v) => isRecord(v) && !Object.hasOwn(v, '__proto__');
-const recordOf = (value: Check): Check => (v) => isJsonRecord(v) && Object.values(v as object).every(value);
+const recordOf = (value: Check): Check => (v) => {
+  if (!isJsonRecord(v)) return false;
+  const record = v as Record<string, unknown>;
+  for (const key in record) if (!value(record[key])) return false;
+  return true;
+};
 const optional = (check: Check): Field => ({ optional: check });
 
 interface FieldCheck {
@@ -187,10 +196,13 @@ const byType: Readonly<Record<string, Check>> = {
   }),
 };
 
+const checkOfType: ReadonlyMap<string, Check> = new Map(Object.entries(byType));
+
 /** The value as a RunEvent when the quick check can vouch for it; undefined → ask the schema. */
 export function quickEvent(value: unknown): RunEvent | undefined {
-  if (!isRecord(value) || typeof value.type !== 'string' || !Object.hasOwn(byType, value.type)) return undefined;
-  return byType[value.type]!(value) ? (value as unknown as RunEvent) : undefined;
+  if (!isRecord(value) || typeof value.type !== 'string') return undefined;
+  const check = checkOfType.get(value.type);
+  return check !== undefined && check(value) ? (value as unknown as RunEvent) : undefined;
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
