@@ -214,15 +214,17 @@ async function main() {
       const imported = await timed([BIN, '--store', store, 'import', tape]);
       const runId = /imported (\S+)/.exec(imported.stdout)?.[1];
       if (imported.code !== 0 || runId === undefined) throw new Error(`import of ${steps} steps: exit ${imported.code}\n${imported.stderr}`);
-      // The first replay of a size also warms the compile cache; then five rounds of every variant,
+      // The first replay of a size also warms the compile cache; then rounds of every variant,
       // interleaved so that the machine's load hits them alike (the median is shown, the fastest
-      // goes into the per-step slopes), or one round when a replay takes several seconds (noise is
-      // small next to the figure then).
+      // goes into the per-step slopes): nine for the two largest sizes, whose fastest runs make the
+      // slopes (on a shared machine five still left the ratios ~15 % apart between runs), three
+      // for the others, or one when a replay takes several seconds (noise is small next to it then).
       const cache = join(dir, `cache-${steps}`);
       const firstRead = { env: { AGENTCTL_CACHE: 'off' } };
       const checkedBefore = { env: { AGENTCTL_CACHE: cache } };
       const warm = await timed([BIN, 'replay', tape, '--no-save', '--quiet'], checkedBefore);
-      const rounds = warm.ms > 5000 ? 1 : 5;
+      const slopeSize = sizes.indexOf(steps) >= sizes.length - 2;
+      const rounds = warm.ms > 5000 ? 1 : slopeSize ? 9 : 3;
       const runs = [];
       const trustedRuns = [];
       const trustedJsonRuns = [];
