@@ -28,7 +28,7 @@ describe('tapes read without code generation from strings', () => {
     const result = await runCli(['ci', TAPES], { env, nodeOptions: NO_CODE_GENERATION, timeoutMs: 60_000 });
     expect(result.stderr).not.toMatch(/EvalError|internal error/);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/14 passed, 0 failed/);
+    expect(result.stdout).toMatch(/\b[1-9]\d* passed, 0 failed/);
   });
 
   it('an event with a field no event has is refused, as with code generation (exit 9)', async () => {

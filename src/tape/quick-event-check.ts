@@ -63,9 +63,10 @@ function strict(shape: Shape): Check {
   );
   try {
     return compiled(fields);
-  } catch {
+  } catch (error) {
     // Code generation is off (`node --disallow-code-generation-from-strings`): the same check, slower.
-    return interpreted(fields);
+    if (error instanceof EvalError) return interpreted(fields);
+    throw error;
   }
 }
 
