@@ -7,10 +7,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 
-const TAPES = new URL('../tapes/', import.meta.url).pathname;
+const TAPES = fileURLToPath(new URL('../tapes/', import.meta.url));
 const NO_CODE_GENERATION = ['--disallow-code-generation-from-strings'];
 /** Every read a first read: the checks themselves run. */
 const env = { AGENTCTL_CACHE: 'off', OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, AGENTCTL_STORE: undefined };
