@@ -90,6 +90,7 @@ async function* stream(events: RunEvent[]): AsyncGenerator<RunEvent> {
 interface Setup {
   patched?: number[];
   whatIf?: boolean;
+  configReplaced?: boolean;
   complete?: boolean;
   /** Called before each replayed event is observed: stands for the tape-backed model updating the state. */
   before?: (event: RunEvent, state: LoopProgress) => void;
@@ -108,6 +109,7 @@ async function compare(recorded: RunEventInput[], replayed: RunEventInput[], set
     state,
     patched: new Set(setup.patched ?? []),
     whatIf: setup.whatIf ?? false,
+    configReplaced: setup.configReplaced ?? false,
     fallback: 'error',
     complete: setup.complete ?? true,
   });
@@ -217,6 +219,22 @@ describe('ReplayComparator', () => {
     const { comparator, out } = await compare(tape(), desynced, { whatIf: true });
     expect(kinds(out)).toEqual(['0:tool_output']);
     expect(comparator.decisionChanges).toBe(0);
+  });
+
+  it('with a config of the user\'s, its run_start and thresholds are not news; what it does to the run is, unexpected', async () => {
+    const start = (model: string, seed: number, config: Record<string, unknown>): RunEventInput => ({ type: 'run_start', step: 0, task: 'read a', model, seed, config });
+    const recorded = [start('m', 1, { seed: 1 }), ...tape()];
+    const looser: Partial<Decision> = { threshold: 5, reason: 'identical call 2 of 5' };
+    const replayed = [start('n', 2, { seed: 2, model: 'n' }), ...toolStep(0), ...toolStep(1, { decision: looser }), ...answerStep(2)];
+    expect((await compare(recorded, replayed, { configReplaced: true })).out).toEqual([]);
+    // Each of those is a difference without the user's config (the requests that follow match again).
+    expect(kinds((await compare(recorded, [start('m', 2, { seed: 1 }), ...tape()])).out)).toEqual(['0:event', '0:resync']);
+    expect(kinds((await compare(recorded, [start('n', 1, { seed: 1 }), ...tape()])).out)).toEqual(['0:event', '0:resync']);
+    expect(kinds((await compare(recorded, [start('m', 1, { seed: 2 }), ...tape()])).out)).toEqual(['0:event', '0:resync']);
+    // A decision that changed its verdict is behaviour, and unexpected: the user did not say it would change.
+    const blocked = [start('n', 2, { seed: 2 }), ...toolStep(0), ...toolStep(1, { decision: blockedAt1 })];
+    const { out } = await compare(recorded, blocked, { configReplaced: true });
+    expect(out[0]).toMatchObject({ kind: 'decision', step: 1, expected: false });
   });
 
   it('is back in sync when a later request is the recorded one again, and compares event by event from there', async () => {
