@@ -25,7 +25,7 @@
 // was left idle as long as the recorder leaves it between its syncs (the median time from one synced
 // reply to the next in the recorded runs so far): the spaced floor, context, not the budget. On the
 // machine of BENCHMARKS.md a sync that comes alone costs a little more than one that follows another
-// at once (p50 ~0.25–0.30 against ~0.21–0.24 ms), and about the same at p99.
+// at once (p50 ~0.29–0.38 against ~0.21–0.25 ms), and about the same at p99.
 //
 // Context too: the in-loop floor. The unrecorded loop itself appends 1 KB to a file and
 // fdatasyncs it (the same system calls) at each model reply — where the recorder syncs — and that
