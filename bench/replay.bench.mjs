@@ -330,8 +330,8 @@ async function main() {
       );
       ratios.push(
         { name: `replay / parse floor after warm-up, ${late.steps} → ${b.steps} (context)`, value: Number((wReplay / wFloor).toFixed(2)), replayUsPerStep: Number(wReplay.toFixed(1)), floorUsPerStep: Number(wFloor.toFixed(1)) },
-        { name: `replay of a tape checked before / parse floor after warm-up (context)`, value: Number((wTrusted / wFloor).toFixed(2)), replayUsPerStep: Number(wTrusted.toFixed(1)) },
-        { name: `replay --json / parse floor after warm-up (context)`, value: Number((wJson / wFloor).toFixed(2)), jsonUsPerStep: Number(wJson.toFixed(1)) },
+        { name: 'replay of a tape checked before / parse floor after warm-up (context)', value: Number((wTrusted / wFloor).toFixed(2)), replayUsPerStep: Number(wTrusted.toFixed(1)) },
+        { name: 'replay --json / parse floor after warm-up (context)', value: Number((wJson / wFloor).toFixed(2)), jsonUsPerStep: Number(wJson.toFixed(1)) },
       );
     }
   }
