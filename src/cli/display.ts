@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { EventRedactor } from '../core/event-redactor.js';
 import type { Redactor } from '../core/redact.js';
 import type { SessionInfo } from '../tui/index.js';
-import { out, stdoutStream, type GlobalOptions } from './io.js';
+import { out, stdinIsTerminal, stdoutIsTerminal, stdoutStream, type GlobalOptions } from './io.js';
 import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
 
 export interface Display {
@@ -37,24 +37,27 @@ export interface Terminal {
   env: NodeJS.ProcessEnv;
 }
 
-const processTerminal = (): Terminal => ({ stdinTTY: process.stdin.isTTY === true, stdoutTTY: stdoutStream().isTTY === true, env: process.env });
+const processTerminal = (): Terminal => ({ stdinTTY: stdinIsTerminal(), stdoutTTY: stdoutIsTerminal(), env: process.env });
 
 /**
  * How a command shows its run. The UI: forced by `--tui` (a terminal is needed), never with
  * `--no-tui`; by default when standard input and output are terminals, outside CI, and neither
  * --json nor --quiet is given. Called before any work starts, so a bad combination costs nothing.
+ * The terminal is looked at only when the answer depends on it (`--json` and `--quiet` never load
+ * `node:tty`).
  */
-export function displayKind(options: GlobalOptions, limits: { interactive?: boolean } = {}, io: Terminal = processTerminal()): DisplayKind {
-  const tty = io.stdinTTY && io.stdoutTTY;
+export function displayKind(options: GlobalOptions, limits: { interactive?: boolean } = {}, terminal: () => Terminal = processTerminal): DisplayKind {
   if (options.tui === true) {
     if (options.json) throw new UsageError('--tui and --json cannot be used together');
-    if (!tty) throw new UsageError('--tui needs a terminal: standard input and output are not both TTYs', { hint: 'drop --tui (output is one line per event), or use --json' });
+    const io = terminal();
+    if (!(io.stdinTTY && io.stdoutTTY)) throw new UsageError('--tui needs a terminal: standard input and output are not both TTYs', { hint: 'drop --tui (output is one line per event), or use --json' });
     if (limits.interactive) throw new UsageError('the terminal UI does not take interactive input', { hint: 'drop --tui: an interactive session reads each message as a line' });
     return 'tui';
   }
   if (options.json) return 'json';
   if (options.tui === false || options.quiet || limits.interactive) return 'text';
-  return tty && !inCi(io.env) ? 'tui' : 'text';
+  const io = terminal();
+  return io.stdinTTY && io.stdoutTTY && !inCi(io.env) ? 'tui' : 'text';
 }
 
 function inCi(env: NodeJS.ProcessEnv): boolean {

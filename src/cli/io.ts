@@ -1,4 +1,6 @@
 import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type * as Tty from 'node:tty';
 
 /** Flags every command accepts (README, "Commands"). */
 export interface GlobalOptions {
@@ -64,6 +66,23 @@ export function stdoutStream(): NodeJS.WriteStream {
   }
   return process.stdout;
 }
+
+/**
+ * Whether standard input and output are terminals, asked of their descriptors: reading
+ * `process.stdin.isTTY` or `process.stdout.isTTY` would create Node's stream for each (2–4 ms each,
+ * and standard output would then be written through its stream for the rest of the run).
+ * `node:tty` loads the stream machinery itself, so it is loaded only when asked (never by `ls`).
+ */
+export function stdinIsTerminal(): boolean {
+  return tty().isatty(0);
+}
+
+export function stdoutIsTerminal(): boolean {
+  return tty().isatty(1);
+}
+
+let ttyModule: typeof Tty | undefined;
+const tty = (): typeof Tty => (ttyModule ??= createRequire(import.meta.url)('node:tty') as typeof Tty);
 
 /**
  * Standard output could not be written. A closed pipe (`agentctl … | head`) ends the output quietly,

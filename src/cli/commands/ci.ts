@@ -11,7 +11,7 @@ import { applyOverrides, configDirOf, loadConfigFile, parseConfig } from '../../
 import { UsageError } from '../../core/errors.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, parseShard } from '../../replay/corpus.js';
-import { out, stdoutStream, writeOut, type GlobalOptions } from '../io.js';
+import { out, stdoutIsTerminal, writeOut, type GlobalOptions } from '../io.js';
 import { checkedTapes } from '../tape-cache.js';
 import { githubAnnotations, githubSummary } from '../render/ci/github.js';
 import { jsonReport } from '../render/ci/json.js';
@@ -61,7 +61,7 @@ export async function runCiCommand(paths: string[], options: CiCommandOptions, e
     return;
   }
 
-  const progress = reporters.some((r) => r.name === 'text' && r.file === undefined) && stdoutStream().isTTY === true && !options.quiet;
+  const progress = reporters.some((r) => r.name === 'text' && r.file === undefined) && stdoutIsTerminal() && !options.quiet;
   let failed = 0;
   let lastDraw = 0;
   const run = await runCi(tapes, {
