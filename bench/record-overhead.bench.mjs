@@ -8,7 +8,9 @@
 // are consumed and dropped) or recorded, the way `agentctl record` does it: every event through
 // RunRecorder.write into a TapeStore (LevelDB in a temp dir, behind the run's write-ahead journal:
 // LLM responses fdatasync'd there before the loop goes on, src/tape/journal.ts). Runs alternate
-// between the two so that machine load hits both alike.
+// between the two so that machine load hits both alike. The process's helper threads (V8's workers,
+// the thread pool) run at the lowest priority, as in `agentctl record` (src/cli/helper-threads.ts),
+// for both variants.
 //
 // Two figures per LLM call (one loop iteration):
 //   - write wait: the time the loop spends awaiting RunRecorder.write for that iteration's events
@@ -45,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../dist/agent/load-config.js';
 import { runLoop } from '../dist/agent/loop.js';
 import { buildRegistry } from '../dist/agent/tool-registry.js';
+import { lowerHelperThreads } from '../dist/cli/helper-threads.js';
 import { seededRandom, systemClock } from '../dist/core/clock.js';
 import { createRedactor } from '../dist/core/redact.js';
 import { OpenAiLlm } from '../dist/llm/openai-llm.js';
@@ -216,6 +219,8 @@ const quantile = (xs, q) => {
 const dir = await mkdtemp(join(tmpdir(), 'agentctl-bench-record-'));
 const server = await startServer(STEPS);
 const store = await TapeStore.open(join(dir, 'store'));
+// As `agentctl record` does once its store is open.
+const lowered = lowerHelperThreads();
 const probeFd = openSync(join(dir, 'in-loop-probe'), 'a');
 try {
   const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
@@ -256,6 +261,7 @@ try {
   const r99 = w.p99 / f.p99;
   const meets = (r) => (r <= TARGET_RATIO ? 'meets' : 'MISSES');
   console.log(`recording overhead per LLM call: ${RUNS} runs × ${STEPS} steps per variant (${recorded.waits.length} calls), node ${process.version}`);
+  console.log(`  helper threads at the lowest priority, as in agentctl record: ${lowered}${lowered === 0 ? ' (not done on this platform)' : ''}`);
   console.log(`  write wait per call (recorded)   p50 ${fmt(w.p50)} ms  p90 ${fmt(w.p90)} ms  p99 ${fmt(w.p99)} ms  max ${fmt(w.max)} ms`);
   console.log(`    of which the synced response  p50 ${fmt(rw.p50)} ms  p90 ${fmt(rw.p90)} ms  p99 ${fmt(rw.p99)} ms  max ${fmt(rw.max)} ms`);
   console.log(`  disk floor: 1 KB write+fdatasync p50 ${fmt(f.p50)} ms  p90 ${fmt(f.p90)} ms  p99 ${fmt(f.p99)} ms  max ${fmt(f.max)} ms  (${floor.direct.length} samples, system calls)`);

@@ -15,6 +15,7 @@ import { parseUpstream } from '../../proxy/forward.js';
 import { openMode, PROXY_MODES, type ProxyMode, type ProxyModeName, type ProxySummary } from '../../proxy/modes.js';
 import { ProxyServer } from '../../proxy/server.js';
 import { isTapePath } from '../../tape/tape-file.js';
+import { lowerHelperThreads } from '../helper-threads.js';
 import { note, out, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
 
@@ -71,6 +72,8 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
     await server.close(0);
     throw error;
   }
+  // Recording: each upstream reply is synced before its client gets it; the serving thread goes first.
+  if (mode.runId !== null) lowerHelperThreads();
   const stop = stopSignal();
   server.serve(mode);
   if (!isLoopback(options.host)) say(`agentctl proxy: warning: listening on ${options.host}, not only this machine; anyone who can reach it uses your upstream key`);

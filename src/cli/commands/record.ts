@@ -11,6 +11,7 @@ import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
+import { lowerHelperThreads } from '../helper-threads.js';
 import { note, type GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
 import { abortOnSigint } from '../signals.js';
@@ -53,6 +54,8 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     // The hash is taken over the redacted request: the tape (and so any replay) only has redacted text.
     prepared.deps.redact = redact;
     await withStore(options, { create: true }, async (store) => {
+      // The loop's thread first: a synced model reply is waited on as soon as the disk is done.
+      lowerHelperThreads();
       const recorder = await RunRecorder.start(
         store,
         {
