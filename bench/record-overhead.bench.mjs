@@ -12,6 +12,9 @@
 // the thread pool) run at the lowest priority, as in `agentctl record` (src/cli/helper-threads.ts),
 // for both variants.
 //
+// 60 runs of 20 calls: 1,200 recorded calls (the disk floor gets 2,400 samples). With 600 calls the
+// p99 was the 6th-slowest call, and one slow sync more or less moved it by a factor of two.
+//
 // Two figures per LLM call (one loop iteration):
 //   - write wait: the time the loop spends awaiting RunRecorder.write for that iteration's events
 //     (the overhead itself, measured directly);
@@ -57,7 +60,7 @@ import { TapeStore } from '../dist/tape/tape-store.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TARGET_RATIO = 2;
 const STEPS = Number(process.env.BENCH_RECORD_STEPS ?? 20);
-const RUNS = Number(process.env.BENCH_RECORD_RUNS ?? 30);
+const RUNS = Number(process.env.BENCH_RECORD_RUNS ?? 60);
 const WARMUP = 3;
 const FLOOR_PER_ROUND = Number(process.env.BENCH_RECORD_FLOOR ?? 40);
 
