@@ -11,6 +11,7 @@ import { abandon, nextOf, ready, run, wait, type Co } from '../core/coroutine.js
 import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
+import { packedMap } from '../core/packed-map.js';
 import type { Redactor } from '../core/redact.js';
 import { exitCodeForState, type AgentState, type TerminalState } from '../core/states.js';
 import { LoopGuard, LoopGuardrails, ReplayControl, parseToolCall } from '../guardrails/index.js';
@@ -195,7 +196,7 @@ function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadlin
       if (calls.length > 0) {
         // The guardrails judge the calls as the tape keeps them (redacted), so a replay decides the same.
         const seen = deps.redact === undefined ? calls : deps.redact(calls);
-        const observed = guardrails.observeToolCalls(seen.map((c) => {
+        const observed = guardrails.observeToolCalls(packedMap(seen, (c) => {
           const parsed = parseToolCall(c);
           return { name: c.function.name, arguments: parsed.ok ? parsed.args : parsed.raw };
         }));

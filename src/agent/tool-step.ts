@@ -7,6 +7,7 @@
 import { abandon, nextOf, ready, type Co } from '../core/coroutine.js';
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
+import { packedMap } from '../core/packed-map.js';
 import type { Redactor } from '../core/redact.js';
 import { parseToolCall, toolCalls, type HaltReport, type LoopGuard, type ReplayControl } from '../guardrails/index.js';
 import type { ToolHost } from './tool-host.js';
@@ -44,8 +45,8 @@ export function* runToolStep(
   const { step, tools } = context;
   const signal = context.signal ?? new AbortController().signal;
   const durations = new Map<string, number>();
-  const seen = context.redact === undefined ? calls : calls.map((call) => context.redact!(call));
-  const real = new Map<ToolCall, ToolCall>(seen.map((call, i) => [call, calls[i] as ToolCall]));
+  const seen = context.redact === undefined ? calls : packedMap(calls, (call) => context.redact!(call));
+  const real = new Map<ToolCall, ToolCall>(packedMap(seen, (call, i) => [call, calls[i] as ToolCall]));
   const pipeline = toolCalls(seen, {
     lookup: (name) => tools.lookup(name),
     replay: context.replay,

@@ -22,6 +22,7 @@ import { IdLabels } from './id-labels.js';
 import { RequestPairs } from './request-pairs.js';
 import { StepDecisions } from './step-decisions.js';
 import { sameJson } from '../core/same-json.js';
+import { packedMap } from '../core/packed-map.js';
 import type { LoopProgress } from './loop-progress.js';
 import type { StepCursor, StepGroup } from './step-cursor.js';
 
@@ -355,7 +356,7 @@ export class ReplayComparator {
     if (group !== this.recordedGroup) {
       this.recordedGroup = group;
       const raw = group.events.filter((e) => e.type !== 'divergence');
-      this.recorded = { raw, labelled: raw.map((e) => this.recordedLabels.event(e)) };
+      this.recorded = { raw, labelled: packedMap(raw, (e) => this.recordedLabels.event(e)) };
     }
     return this.recorded;
   }
