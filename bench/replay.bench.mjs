@@ -181,6 +181,39 @@ function powerFit(points, at) {
   return { exponent: b, projected: Math.exp(my + b * (Math.log(at) - mx)) };
 }
 
+/**
+ * What each round measures for a size, in this order: [key, what it is, the command's arguments,
+ * options]. `firstRead` runs check every line (AGENTCTL_CACHE off), `checkedBefore` runs take the
+ * tape as checked before (the cache made by the size's warm-up replay).
+ */
+function variantsOf(p) {
+  const firstRead = { env: { AGENTCTL_CACHE: 'off' } };
+  const checkedBefore = { env: { AGENTCTL_CACHE: p.cache } };
+  return [
+    ['replayMs', 'replay', [BIN, 'replay', p.tape, '--no-save', '--quiet'], firstRead],
+    ['storeMs', 'store replay', [BIN, '--store', p.store, 'replay', p.runId, '--no-save', '--quiet'], firstRead],
+    ['trustedMs', 'replay of a checked tape', [BIN, 'replay', p.tape, '--no-save', '--quiet'], checkedBefore],
+    ['floorMs', 'the parse floor', ['-e', PARSE_FLOOR, p.tape], {}],
+    ['readerMs', 'the tape reader', ['--input-type=module', '-e', READER, p.tape], {}],
+    // Every event as NDJSON, written to /dev/null (the bench process does not read it).
+    ['jsonMs', '--json replay', [BIN, 'replay', p.tape, '--no-save', '--json'], { discardStdout: true, ...firstRead }],
+    ['trustedJsonMs', '--json replay of a checked tape', [BIN, 'replay', p.tape, '--no-save', '--json'], { discardStdout: true, ...checkedBefore }],
+  ];
+}
+
+/** The median of some numbers (the lower middle one of an even count). */
+function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** The first and third quartiles (nearest rank). */
+function quartiles(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+  return [at(0.25), at(0.75)];
+}
+
 async function main() {
   const sizes = (process.env.BENCH_REPLAY_STEPS ?? '100,250,500,1000,5000,10000').split(',').map(Number);
   const maxGen = Number(process.env.BENCH_REPLAY_MAX_GEN_S ?? 90);
@@ -193,8 +226,13 @@ async function main() {
     baseline.sort((a, b) => a - b);
     const nodeMs = baseline[2];
     console.log(`replay of a synthetic N-step tape (one distinct read_file per step), node ${process.version}; node -e 0: ${fmt(nodeMs, 1)} ms`);
+    // Every size's tape (and the same run in a store) is made first; then rounds, each of which
+    // replays every size with every variant, so that the runs a ratio is taken from are made
+    // minutes apart at most and this shared machine's slow swings (its speed has moved by half
+    // within an hour) hit the small and the large tapes alike.
+    const prepared = [];
     for (const steps of sizes) {
-      const measured = rows.filter((r) => r.replayMs !== null);
+      const measured = [...rows, ...prepared].filter((r) => r.genSeconds !== undefined);
       if (measured.length >= 2) {
         const gen = powerFit(measured.map((r) => [r.steps, r.genSeconds]), steps).projected;
         if (gen > maxGen) {
@@ -216,64 +254,54 @@ async function main() {
       const imported = await timed([BIN, '--store', store, 'import', tape]);
       const runId = /imported (\S+)/.exec(imported.stdout)?.[1];
       if (imported.code !== 0 || runId === undefined) throw new Error(`import of ${steps} steps: exit ${imported.code}\n${imported.stderr}`);
-      // The first replay of a size also warms the compile cache; then rounds of every variant,
-      // interleaved so that the machine's load hits them alike (the median is shown, the fastest
-      // goes into the per-step slopes): nine for the two largest sizes, whose fastest runs make the
-      // slopes (on a shared machine five still left the ratios ~15 % apart between runs), three
-      // for the others, or one when a replay takes several seconds (noise is small next to it then).
+      // The first replay of a size also warms the compile cache and checks the tape for the
+      // "checked before" runs. Rounds: nine for the sizes the per-step slopes are taken from
+      // (1,000 steps and up), three for the smaller ones, one when a replay takes several seconds
+      // (noise is small next to it then).
       const cache = join(dir, `cache-${steps}`);
-      const firstRead = { env: { AGENTCTL_CACHE: 'off' } };
-      const checkedBefore = { env: { AGENTCTL_CACHE: cache } };
-      const warm = await timed([BIN, 'replay', tape, '--no-save', '--quiet'], checkedBefore);
+      const warm = await timed([BIN, 'replay', tape, '--no-save', '--quiet'], { env: { AGENTCTL_CACHE: cache } });
       const slopeSize = steps >= 1000 || sizes.indexOf(steps) >= sizes.length - 2;
       const rounds = warm.ms > 5000 ? 1 : slopeSize ? 9 : 3;
-      const runs = [];
-      const trustedRuns = [];
-      const trustedJsonRuns = [];
-      const storeRuns = [];
-      const floorRuns = [];
-      const jsonRuns = [];
-      const readerRuns = [];
-      const succeeded = (what, r) => {
-        if (r.code !== 0) throw new Error(`${what} of ${steps} steps: exit ${r.code}\n${r.stdout ?? ''}\n${r.stderr}`);
-        return r;
-      };
-      for (let i = 0; i < rounds; i++) {
-        const replayed = succeeded('replay', await timed([BIN, 'replay', tape, '--no-save', '--quiet'], firstRead));
-        if (!replayed.stdout.includes('reproduced')) throw new Error(`replay of ${steps} steps did not reproduce its tape:\n${replayed.stdout}`);
-        runs.push(replayed);
-        storeRuns.push(succeeded('store replay', await timed([BIN, '--store', store, 'replay', runId, '--no-save', '--quiet'], firstRead)).ms);
-        trustedRuns.push(succeeded('replay of a checked tape', await timed([BIN, 'replay', tape, '--no-save', '--quiet'], checkedBefore)).ms);
-        floorRuns.push((await timed(['-e', PARSE_FLOOR, tape])).ms);
-        readerRuns.push(succeeded('the tape reader', await timed(['--input-type=module', '-e', READER, tape])).ms);
-        // Every event as NDJSON, written to /dev/null (the bench process does not read it).
-        jsonRuns.push(succeeded('--json replay', await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true, ...firstRead })).ms);
-        trustedJsonRuns.push(succeeded('--json replay of a checked tape', await timed([BIN, 'replay', tape, '--no-save', '--json'], { discardStdout: true, ...checkedBefore })).ms);
+      prepared.push({ steps, gen, genSeconds: gen.seconds, tape, store, runId, cache, rounds, runs: {}, rss: [] });
+    }
+
+    const lastRound = Math.max(0, ...prepared.map((p) => p.rounds));
+    for (let round = 0; round < lastRound; round++) {
+      for (const p of prepared) {
+        if (round >= p.rounds) continue;
+        for (const [key, what, args, options] of variantsOf(p)) {
+          const r = await timed(args, options);
+          if (r.code !== 0) throw new Error(`${what} of ${p.steps} steps: exit ${r.code}\n${r.stdout ?? ''}\n${r.stderr}`);
+          if (key === 'replayMs') {
+            if (!r.stdout.includes('reproduced')) throw new Error(`replay of ${p.steps} steps did not reproduce its tape:\n${r.stdout}`);
+            p.rss.push(r.rssMB);
+          }
+          (p.runs[key] ??= []).push(r.ms);
+        }
       }
-      runs.sort((a, b) => a.ms - b.ms);
-      const mid = runs[Math.floor(runs.length / 2)];
-      const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    }
+
+    for (const p of prepared) {
+      const { steps, gen, runs } = p;
+      const keys = Object.keys(runs);
       const row = {
-        steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, replayMs: mid.ms, replayMinMs: runs[0].ms, rssMB: mid.rssMB,
-        storeMs: median(storeRuns), floorMs: median(floorRuns), jsonMs: median(jsonRuns), readerMs: median(readerRuns),
-        trustedMs: median(trustedRuns), trustedJsonMs: median(trustedJsonRuns),
-        // The fastest run of each, for the per-step slopes: the work is deterministic, so a slower
-        // run is the shared machine's noise, which would otherwise decide the ratios.
-        fastest: {
-          replayMs: runs[0].ms, storeMs: Math.min(...storeRuns), floorMs: Math.min(...floorRuns), jsonMs: Math.min(...jsonRuns), readerMs: Math.min(...readerRuns),
-          trustedMs: Math.min(...trustedRuns), trustedJsonMs: Math.min(...trustedJsonRuns),
-        },
+        steps, events: gen.events, tapeBytes: gen.bytes, genSeconds: gen.seconds, rssMB: p.rss.every((x) => x !== null) ? median(p.rss) : null,
+        // Each variant's runs in round order, for the per-round slopes.
+        byRound: runs,
+        // The fastest run of each, for the per-step slopes as measured so far: the work is
+        // deterministic, so a slower run is the shared machine's noise.
+        fastest: Object.fromEntries(keys.map((k) => [k, Math.min(...runs[k])])),
+        ...Object.fromEntries(keys.map((k) => [k, median(runs[k])])),
       };
+      row.replayMinMs = row.fastest.replayMs;
       rows.push(row);
       console.log(
-        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(mid.ms).padStart(7)} ms (min ${fmt(runs[0].ms)}), checked before ${fmt(row.trustedMs)} ms, from the store ${fmt(row.storeMs)} ms, ` +
+        `  ${fmt(steps).padStart(6)} steps: replay ${fmt(row.replayMs).padStart(7)} ms (min ${fmt(row.replayMinMs)}), checked before ${fmt(row.trustedMs)} ms, from the store ${fmt(row.storeMs)} ms, ` +
           `--json ${fmt(row.jsonMs)} ms (checked before ${fmt(row.trustedJsonMs)} ms), parse floor ${fmt(row.floorMs)} ms, tape reader ${fmt(row.readerMs)} ms, ` +
-          `peak RSS ${mid.rssMB === null ? '?' : fmt(mid.rssMB, 1)} MB, tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s`,
+          `peak RSS ${row.rssMB === null ? '?' : fmt(row.rssMB, 1)} MB, tape ${fmt(gen.bytes / 1e6, 1)} MB / ${fmt(gen.events)} events, recorded in ${fmt(gen.seconds, 1)} s (${runs.replayMs.length} rounds)`,
       );
-      await rm(store, { recursive: true, force: true });
-      await rm(cache, { recursive: true, force: true });
-      await rm(tape, { force: true });
     }
+    rows.sort((a, b) => a.steps - b.steps);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -315,6 +343,37 @@ async function main() {
       { name: 'store replay / file replay', value: Number((store / replay).toFixed(2)), target: 1, storeUsPerStep: Number(store.toFixed(1)) },
       { name: 'tape reader / parse floor (context)', value: Number((reader / floor).toFixed(2)), readerUsPerStep: Number(reader.toFixed(1)) },
     );
+    // The same ratios round by round: each round's slope from its own runs of the two sizes, against
+    // that round's parse floor, then the median over the rounds and its quartiles. The fastest runs
+    // above can come from moments minutes apart; a round's runs are made one after another.
+    const rounds = Math.min(a.byRound.replayMs.length, b.byRound.replayMs.length);
+    if (rounds >= 3) {
+      const roundSlopes = (key) => Array.from({ length: rounds }, (_, i) => ((b.byRound[key][i] - a.byRound[key][i]) / (b.steps - a.steps)) * 1000);
+      const floors = roundSlopes('floorMs');
+      const over = (key, by = floors) => roundSlopes(key).map((x, i) => x / by[i]);
+      const shown = (xs) => {
+        const [q1, q3] = quartiles(xs);
+        return `${fmt(median(xs), 2)}× (${fmt(q1, 2)}–${fmt(q3, 2)})`;
+      };
+      const perRound = {
+        replay: over('replayMs'), json: over('jsonMs'), trusted: over('trustedMs'), trustedJson: over('trustedJsonMs'), store: over('storeMs', roundSlopes('replayMs')),
+      };
+      console.log(
+        `  round by round (${rounds} rounds, median and quartiles of each round's ratio; floor ${fmt(median(floors), 1)} µs a step): replay ${shown(perRound.replay)}, --json ${shown(perRound.json)}, ` +
+          `checked before ${shown(perRound.trusted)}, --json checked before ${shown(perRound.trustedJson)}, store/file ${shown(perRound.store)}`,
+      );
+      const entry = (name, xs, target) => {
+        const [q1, q3] = quartiles(xs);
+        return { name: `${name} (median of ${rounds} rounds)`, value: Number(median(xs).toFixed(2)), target, q1: Number(q1.toFixed(2)), q3: Number(q3.toFixed(2)) };
+      };
+      ratios.push(
+        entry('replay / parse floor', perRound.replay, 3),
+        entry('replay --json / parse floor', perRound.json, 4),
+        entry('replay of a tape checked before / parse floor', perRound.trusted, 3),
+        entry('replay --json of a tape checked before / parse floor', perRound.trustedJson, 4),
+        entry('store replay / file replay', perRound.store, 1),
+      );
+    }
     // Context, not a target: the same slopes over the second half of the longest tape. V8 is still
     // compiling and re-compiling the replay's code (and deciding which allocations go straight to the
     // old generation) for thousands of steps after the first 1,000, so the 1,000 → 10,000 slope
