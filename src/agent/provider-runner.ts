@@ -11,7 +11,7 @@
  */
 import type { Clock, Random } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
-import type { LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
+import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import type { RunEventInput } from '../core/events.js';
 import { run, wait, type Co } from '../core/coroutine.js';
 
@@ -169,34 +169,46 @@ function* attemptOnce(
     return controller.signal;
   };
 
-  let call: Promise<LlmResponse>;
+  const callOptions: LlmCallOptions = {
+    get signal() {
+      return ownSignal();
+    },
+    onChunk: (chunk: LlmChunk) => {
+      queue.push({ type: 'llm_chunk', ...tag, chunk });
+      notify();
+    },
+    onWarning: (message: string) => {
+      queue.push({ type: 'warning', step: tag.step, message });
+      notify();
+    },
+  };
+  // A reply the client holds already (a replay's tape) is taken at once: there is nothing to wait for.
+  let now: LlmResponse | undefined;
   try {
-    call = options.client.complete(request, {
-      get signal() {
-        return ownSignal();
-      },
-      onChunk: (chunk) => {
-        queue.push({ type: 'llm_chunk', ...tag, chunk });
-        notify();
-      },
-      onWarning: (message) => {
-        queue.push({ type: 'warning', step: tag.step, message });
-        notify();
-      },
-    });
+    now = options.client.completeNow?.(request, callOptions);
   } catch (error) {
-    call = Promise.reject(error);
+    settled = { ok: false, error };
   }
-  call.then(
-    (response) => {
-      settled = { ok: true, response };
-      notify();
-    },
-    (error: unknown) => {
-      settled = { ok: false, error };
-      notify();
-    },
-  );
+  if (now !== undefined) {
+    settled = { ok: true, response: now };
+  } else if (settled === undefined) {
+    let call: Promise<LlmResponse>;
+    try {
+      call = options.client.complete(request, callOptions);
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    call.then(
+      (response) => {
+        settled = { ok: true, response };
+        notify();
+      },
+      (error: unknown) => {
+        settled = { ok: false, error };
+        notify();
+      },
+    );
+  }
 
   try {
     for (;;) {

@@ -18,8 +18,11 @@ export interface ToolRunResult {
 export interface ToolHost {
   lookup(name: string): ToolSpec | undefined;
   definitions(): ToolDefinition[];
-  /** Run one call that passed every gate. Never throws for a tool's own failure. */
-  execute(call: ToolCall, args: Record<string, unknown>, spec: ToolSpec | undefined, signal: AbortSignal): Promise<ToolRunResult>;
+  /**
+   * Run one call that passed every gate. Never throws for a tool's own failure. A host that has the
+   * outcome in hand (a replay's recorded one) may return it as it is: the loop then does not wait.
+   */
+  execute(call: ToolCall, args: Record<string, unknown>, spec: ToolSpec | undefined, signal: AbortSignal): ToolRunResult | Promise<ToolRunResult>;
   /** Policies asked after the dedup gate (docs/guardrails.md §5: unknown tool, replay side-effect policy). */
   policies: readonly CallPolicy[];
 }

@@ -4,7 +4,7 @@
  * aborted (Ctrl-C, the run's time limit) the call in flight is stopped, its result is reported, and
  * the rest of the step's calls are not started.
  */
-import { abandon, nextOf, ready, type Co } from '../core/coroutine.js';
+import { abandon, nextOf, ready, whenReady, type Co } from '../core/coroutine.js';
 import type { RunEventInput } from '../core/events.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
 import { packedMap } from '../core/packed-map.js';
@@ -53,12 +53,13 @@ export function* runToolStep(
     guard: context.guard,
     policy: tools.policies,
     step,
-    execute: async (call, args, spec) => {
+    execute: (call, args, spec) => {
       const original = real.get(call) ?? call;
       const parsed = original === call ? null : parseToolCall(original);
-      const result = await tools.execute(original, parsed?.ok === true ? parsed.args : args, spec, signal);
-      durations.set(call.id, result.durationMs);
-      return { status: result.status, output: result.output };
+      return whenReady(tools.execute(original, parsed?.ok === true ? parsed.args : args, spec, signal), (result) => {
+        durations.set(call.id, result.durationMs);
+        return { status: result.status, output: result.output };
+      });
     },
   });
   let results = 0;

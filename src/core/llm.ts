@@ -11,6 +11,13 @@ export interface LlmClient {
    * `finished` is true — also when the stream breaks (then the promise rejects after it).
    */
   complete(request: LlmRequest, options?: LlmCallOptions): Promise<LlmResponse>;
+  /**
+   * Optional: the response at once, for a client that may already hold it (a replay's tape), with
+   * its chunks and warnings passed to `options` first, exactly as `complete` would have; undefined
+   * when it does not hold it (then `complete` is asked). The loop then goes on without waiting: no
+   * promise, no turn of the event loop for a reply that was never in flight.
+   */
+  completeNow?(request: LlmRequest, options?: LlmCallOptions): LlmResponse | undefined;
 }
 
 export interface LlmCallOptions {

@@ -17,8 +17,8 @@ export interface ExecutorResult {
   output: string;
 }
 
-/** Runs one call that passed every gate, enforcing `spec.timeoutMs` itself. */
-export type ToolExecutor = (call: ToolCall, args: Record<string, unknown>, spec: ToolSpec | undefined) => Promise<ExecutorResult>;
+/** Runs one call that passed every gate, enforcing `spec.timeoutMs` itself; an outcome in hand may be returned as it is. */
+export type ToolExecutor = (call: ToolCall, args: Record<string, unknown>, spec: ToolSpec | undefined) => ExecutorResult | Promise<ExecutorResult>;
 
 /** How one call of the step ended, in the form the loop turns into a tool message. */
 export interface ToolCallResult {

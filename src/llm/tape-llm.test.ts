@@ -52,6 +52,29 @@ describe('TapeLlm', () => {
     expect((await llm.complete({ ...request, stream: false })).message.content).toBe('second');
   });
 
+  it('answers at once (completeNow) what complete would answer, when the tape has it in hand; else leaves it to complete', async () => {
+    const inHand = (iteration: number): readonly RunEvent[] => tape[iteration] ?? [];
+    const advanced: number[] = [];
+    const llm = new TapeLlm({ recorded: inHand, advance: (ms) => advanced.push(ms) });
+    // Attempt 0 of step 0 failed: not answered at once (complete throws it), and nothing is used up.
+    expect(llm.completeNow(request)).toBeUndefined();
+    await expect(llm.complete(request)).rejects.toBeInstanceOf(LlmError);
+    // Attempt 1: the chunks and the warning in their recorded order, then the response.
+    const seen: string[] = [];
+    const answer = llm.completeNow(request, { onChunk: (c) => seen.push(`chunk ${c.index}`), onWarning: (w) => seen.push(`warning ${w}`) });
+    expect(answer?.message.content).toBe('first');
+    expect(seen).toEqual(['chunk 0', 'chunk 1', 'warning the model stream closed without a finish reason', 'chunk 2']);
+    expect(advanced).toEqual([40]);
+    expect(llm.completeNow(request)?.message.content).toBe('second');
+    // Past the tape: complete's to say so.
+    expect(llm.completeNow(request)).toBeUndefined();
+    // A tape still being read, a patched iteration or paced chunks (--speed) are complete's too.
+    expect(new TapeLlm({ recorded }).completeNow(request)).toBeUndefined();
+    expect(new TapeLlm({ recorded: (i) => inHand(i + 1), patches: new Map([[0, { role: 'assistant', content: 'p' }]]) }).completeNow(request)).toBeUndefined();
+    expect(new TapeLlm({ recorded: (i) => inHand(i + 1) }).completeNow(request)?.message.content).toBe('second');
+    expect(new TapeLlm({ recorded: (i) => inHand(i + 1), pace: () => Promise.resolve() }).completeNow(request)).toBeUndefined();
+  });
+
   it('a patch replaces the answer, consumes the tape entry, and streams as one chunk plus the finish', async () => {
     const llm = new TapeLlm({ recorded, patches: new Map([[0, { role: 'assistant', content: 'patched' }]]) });
     const chunks: LlmChunk[] = [];

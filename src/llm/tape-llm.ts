@@ -5,6 +5,7 @@
  * entry is still consumed, keeping later iterations aligned). Past the end of the tape it either
  * fails with "tape exhausted" or hands the request to a fallback client (`--fallback live`).
  */
+import { isPromiseLike } from '../core/coroutine.js';
 import { exhaustedMessage } from '../core/errors.js';
 import type { LlmChunkEvent, RunEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
@@ -43,7 +44,29 @@ export class TapeLlm implements LlmClient {
 
   constructor(private readonly options: TapeLlmOptions) {}
 
+  /**
+   * The recorded response of this attempt when the tape's events for it are in hand and nothing
+   * about it waits or fails: no patch, no pacing (`--speed`), an answer rather than an error.
+   * Anything else is complete()'s, which starts by asking here, so the two give the same answer.
+   */
+  completeNow(_request: LlmRequest, call: LlmCallOptions = {}): LlmResponse | undefined {
+    if (this.options.pace !== undefined || this.options.patches?.has(this.iteration) === true) return undefined;
+    const events = this.options.recorded(this.iteration);
+    if (isPromiseLike(events)) return undefined;
+    const current = attemptsOf(events).find((a) => a.attempt === this.attempt);
+    const outcome = current?.outcome;
+    if (current === undefined || outcome?.type !== 'llm_response') return undefined;
+    for (const event of current.stream) {
+      if (event.type === 'warning') call.onWarning?.(event.message);
+      else call.onChunk?.(event.chunk);
+    }
+    this.options.advance?.(outcome.durationMs);
+    return this.answered(outcome.response);
+  }
+
   async complete(request: LlmRequest, call: LlmCallOptions = {}): Promise<LlmResponse> {
+    const now = this.completeNow(request, call);
+    if (now !== undefined) return now;
     const iteration = this.iteration;
     const attempt = this.attempt;
     const events = await this.options.recorded(iteration);

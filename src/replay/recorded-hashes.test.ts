@@ -1,9 +1,12 @@
 /**
- * A replayed request that is the tape's own takes the recorded hash instead of being hashed again
- * (RequestHasher.hash, replay-run.ts). On runs recorded through the real loop, then replayed from a
- * tape file (checked on reading) or from events as the store gives them, under patches, what-if
- * overrides and extra redaction patterns, that must change nothing: the replay yields the very
- * events and result it yields hashing every request in full.
+ * The replay's shortcuts must change nothing, on runs recorded through the real loop, then replayed
+ * from a tape file (checked on reading) or from events as the store gives them, under patches,
+ * what-if overrides and extra redaction patterns: the replay yields the very events and result it
+ * yields without them.
+ * - A replayed request that is the recorded one takes the recorded hash instead of being hashed
+ *   again (RequestHasher.hash, replay-run.ts).
+ * - The tape's model and tools answer at once when the tape has the answer in hand
+ *   (TapeLlm.completeNow, the recorded tools), instead of through a promise each.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,21 +51,45 @@ const turn = fc.record({
 function scriptedLlm(turns: readonly Turn[]): LlmClient {
   let k = 0;
   return {
-    async complete(): Promise<LlmResponse> {
+    async complete(request, options): Promise<LlmResponse> {
       const i = k++;
       const t = turns[i];
-      if (t === undefined || t.paths.length === 0) {
-        return { message: { role: 'assistant', content: t?.text ?? 'finished' }, finishReason: 'stop', usage: { inputTokens: 10, outputTokens: 3 } };
+      const response: LlmResponse = t === undefined || t.paths.length === 0
+        ? { message: { role: 'assistant', content: t?.text ?? 'finished' }, finishReason: 'stop', usage: { inputTokens: 10, outputTokens: 3 } }
+        : {
+          message: {
+            role: 'assistant',
+            content: t.text,
+            tool_calls: t.paths.map((path, n) => ({
+              id: `call_${i}_${n}`, type: 'function' as const, function: { name: 'read_file', arguments: JSON.stringify({ path }) },
+            })),
+          },
+          finishReason: 'tool_calls',
+          usage: { inputTokens: 10, outputTokens: 5 },
+        };
+      if (request.stream) {
+        // The text in two pieces, then each call whole, then the end of the stream.
+        const text = response.message.content ?? '';
+        const half = Math.floor(text.length / 2);
+        let index = 0;
+        for (const piece of [text.slice(0, half), text.slice(half)]) {
+          options?.onChunk?.({ index: index++, offsetMs: index, content: piece, finished: false });
+        }
+        const calls = response.message.tool_calls ?? [];
+        if (calls.length > 0) {
+          const toolCalls = calls.map((c, n) => ({ index: n, id: c.id, name: c.function.name, arguments: c.function.arguments }));
+          options?.onChunk?.({ index: index++, offsetMs: index, toolCalls, finished: false });
+        }
+        options?.onChunk?.({ index, offsetMs: index + 1, finishReason: response.finishReason, finished: true });
       }
-      const calls = t.paths.map((path, n) => ({ id: `call_${i}_${n}`, type: 'function' as const, function: { name: 'read_file', arguments: JSON.stringify({ path }) } }));
-      return { message: { role: 'assistant', content: t.text, tool_calls: calls }, finishReason: 'tool_calls', usage: { inputTokens: 10, outputTokens: 5 } };
+      return response;
     },
   };
 }
 
 /** Record a run of the real loop onto a tape file, redacted as `agentctl record` redacts it. */
-async function record(path: string, turns: readonly Turn[]): Promise<void> {
-  const config = parseConfig({ model: 'm', tools: ['read_file'], seed: 3, limits: { maxSteps: 12 } }, 'test config');
+async function record(path: string, turns: readonly Turn[], stream = false): Promise<void> {
+  const config = parseConfig({ model: 'm', tools: ['read_file'], seed: 3, stream, limits: { maxSteps: 12 } }, 'test config');
   const registry = await buildRegistry(config, dir);
   const tools: ToolHost = {
     lookup: (name) => registry.spec(name),
@@ -83,6 +110,20 @@ async function record(path: string, turns: readonly Turn[]): Promise<void> {
     config: { ...config }, seed: 3, status: 'complete', tapeVersion: TAPE_VERSION, source: 'cli',
   };
   await writeTapeFile(path, meta, events());
+}
+
+/**
+ * Record `turns` onto a tape file at `path`, then the tape as a replay reads it: from the file
+ * (checked on reading), or as the store gives a run, its events unchecked.
+ */
+async function recordedSource(path: string, turns: readonly Turn[], fromFile: boolean, stream = false): Promise<() => TapeSource> {
+  await record(path, turns, stream);
+  const tape = await openTapeFile(path);
+  const all: RunEvent[] = [];
+  for await (const event of tape.events()) all.push(event);
+  return () => (fromFile
+    ? { meta: tape.meta, label: path, events: () => tape.events(), batches: () => tape.batches() }
+    : { meta: tape.meta, label: tape.meta.id, events: () => each(all) });
 }
 
 /** A replay's events and result; an error as its message. */
@@ -109,6 +150,11 @@ const replayChoices = fc.record({
   envSecret: fc.boolean(),
 });
 
+/** The choice's patch, if any, as a replay takes patches. */
+function patchesOf(choice: { patch: { at: number; text: string } | null }): Map<number, AssistantMessage> {
+  return new Map(choice.patch === null ? [] : [[choice.patch.at, { role: 'assistant', content: choice.patch.text }]]);
+}
+
 /** A secret-named variable of the replaying process (its value is redacted wherever it appears). */
 const SECRET_VAR = 'AGENTCTL_TEST_REPLAY_TOKEN';
 
@@ -117,23 +163,14 @@ describe('replay: taking the recorded hash of a request that is the recorded one
     let n = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 6 }), replayChoices, async (turns, choice) => {
-        const path = join(dir, `run${n++}.tape.jsonl`);
-        await record(path, turns);
-        const tape = await openTapeFile(path);
-        const all: RunEvent[] = [];
-        for await (const event of tape.events()) all.push(event);
-        const source = (): TapeSource => choice.fromFile
-          ? { meta: tape.meta, label: path, events: () => tape.events(), batches: () => tape.batches() }
-          // As the store gives a run: its events, unchecked.
-          : { meta: tape.meta, label: tape.meta.id, events: () => each(all) };
+        const source = await recordedSource(join(dir, `run${n++}.tape.jsonl`), turns, choice.fromFile);
         // The plain replay follows its tape to the end, taking every recorded hash after the first.
         const plain = await replayOf({ source: source(), tools: 'tape' });
         expect(plain).toEqual(await replayOf({ source: source(), tools: 'tape', hashEveryRequest: true }));
         expect((plain as { result?: { verdict: string } }).result?.verdict).toBe('reproduced');
         // And as the user may replay it.
-        const patches = new Map<number, AssistantMessage>(choice.patch === null ? [] : [[choice.patch.at, { role: 'assistant', content: choice.patch.text }]]);
         const options = (hashEveryRequest: boolean): ReplayOptions => ({
-          source: source(), tools: 'tape', patches, overrides: choice.overrides, redact: choice.redact, hashEveryRequest,
+          source: source(), tools: 'tape', patches: patchesOf(choice), overrides: choice.overrides, redact: choice.redact, hashEveryRequest,
         });
         if (choice.envSecret) process.env[SECRET_VAR] = 'contents of b.ts';
         try {
@@ -141,6 +178,22 @@ describe('replay: taking the recorded hash of a request that is the recorded one
         } finally {
           delete process.env[SECRET_VAR];
         }
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+
+  it('property: answers taken at once give the same events and result as answers awaited', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 6 }), replayChoices, fc.boolean(), fc.constantFrom('tape' as const, 'recorded' as const), async (turns, choice, stream, tools) => {
+        const source = await recordedSource(join(dir, `answers${n++}.tape.jsonl`), turns, choice.fromFile, stream);
+        const options = (awaitEveryAnswer: boolean): ReplayOptions => ({
+          source: source(), tools, patches: patchesOf(choice), overrides: choice.overrides, redact: choice.redact, awaitEveryAnswer,
+        });
+        const atOnce = await replayOf(options(false));
+        expect(atOnce).toEqual(await replayOf(options(true)));
+        if (choice.patch === null && choice.overrides.length === 0) expect((atOnce as { result?: { verdict: string } }).result?.verdict).toBe('reproduced');
       }),
       { numRuns: 60 },
     );

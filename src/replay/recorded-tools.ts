@@ -12,7 +12,7 @@ import type { ToolCall } from '../core/messages.js';
 import type { CallPolicy, PolicyDecision } from '../guardrails/index.js';
 import { parseToolCall, withoutWarning } from '../guardrails/index.js';
 import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
-import { whenReady } from '../core/coroutine.js';
+import { isPromiseLike, whenReady } from '../core/coroutine.js';
 import type { LoopProgress } from './loop-progress.js';
 
 export interface ReplayToolOptions {
@@ -89,17 +89,21 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     lookup: (name) => live.lookup(name),
     definitions: () => live.definitions(),
     policies: [...live.policies, options.mode === 'tape' ? tapeOnly : sideEffects],
-    async execute(call, args, spec, signal): Promise<ToolRunResult> {
+    execute(call, args, spec, signal): ToolRunResult | Promise<ToolRunResult> {
       const risky = spec === undefined ? false : !spec.idempotent || spec.mutating;
       const runLive = options.mode === 'live' ? !risky || options.allowSideEffects : false;
-      const recorded = await recordedOutcome(call, true);
-      if (!runLive && recorded !== undefined && recorded.status !== 'denied') {
-        options.advance?.(recorded.durationMs);
-        return { status: recorded.status, output: recorded.output, durationMs: recorded.durationMs };
-      }
-      // The tape policy let the call through only because it has an outcome; nothing runs here.
-      if (options.mode === 'tape') return { status: 'error', output: 'not run: no recorded outcome', durationMs: 0 };
-      return live.execute(call, args, spec, signal);
+      const run = (recorded: ToolResultEvent | undefined): ToolRunResult | Promise<ToolRunResult> => {
+        if (!runLive && recorded !== undefined && recorded.status !== 'denied') {
+          options.advance?.(recorded.durationMs);
+          return { status: recorded.status, output: recorded.output, durationMs: recorded.durationMs };
+        }
+        // The tape policy let the call through only because it has an outcome; nothing runs here.
+        if (options.mode === 'tape') return { status: 'error', output: 'not run: no recorded outcome', durationMs: 0 };
+        return live.execute(call, args, spec, signal);
+      };
+      // The recorded outcome at once when the step's events are in hand: the pipeline then does not wait.
+      const recorded = recordedOutcome(call, true);
+      return isPromiseLike(recorded) ? recorded.then(run) : run(recorded);
     },
   };
 }

@@ -54,6 +54,11 @@ export interface ReplayOptions {
   signal?: AbortSignal;
   /** Hash every replayed request in full, never taking the tape's hash (see below): for tests that check both ways agree. */
   hashEveryRequest?: boolean;
+  /**
+   * Take every answer of the tape's model and tools through a promise, as from a live model and
+   * live tools, never at once when in hand (see below): for tests that check both ways agree.
+   */
+  awaitEveryAnswer?: boolean;
 }
 
 export type Verdict = 'reproduced' | 'diverged' | 'exhausted';
@@ -208,8 +213,10 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // redacted text; the user's patterns (not stored on the tape) matter for what runs live.
   const redact = runRedactor({ patterns: [...config.redact, ...(options.redact ?? [])] });
   const deps: LoopDeps = {
-    llm,
-    tools,
+    // The tape's answers reach the loop at once when the tape has them in hand (TapeLlm.completeNow,
+    // the recorded tools' outcomes): no promise and no turn of the event loop per model call or tool.
+    llm: options.awaitEveryAnswer === true ? { complete: (request, call) => llm.complete(request, call) } : llm,
+    tools: options.awaitEveryAnswer === true ? { ...tools, execute: async (...call) => tools.execute(...call) } : tools,
     clock,
     random: seededRandom(config.seed),
     redact,
