@@ -47,7 +47,10 @@ describe('OutputCollector', () => {
           }
           const collected = collector.text();
           expect(collected).toBe(capOutput(text, cap));
-          expect(collected.includes('\uFFFD')).toBe(text.includes('\uFFFD'));
+          // A cut never leaves half a character (which decodes as U+FFFD). One the text itself
+          // holds may be cut away with the rest (fast-check found that case: the old assertion,
+          // that the output holds U+FFFD exactly when the text does, was wrong for it).
+          if (!text.includes('\uFFFD')) expect(collected).not.toContain('\uFFFD');
         },
       ),
       { numRuns: 300 },
