@@ -107,11 +107,11 @@ try {
     await recordSyntheticTape(tapes[steps], steps);
   }
   // Each build checks the tapes once into its own cache, for the "checked before" variants.
-  for (const [, root] of builds) {
+  for (const [b, [, root]] of builds.entries()) {
     for (const steps of sizes) {
       await new Promise((done, fail) => {
         const child = spawn(process.execPath, [join(root, 'bin', 'agentctl.js'), 'replay', tapes[steps], '--no-save', '--quiet'], {
-          env: { ...process.env, AGENTCTL_CACHE: join(dir, `cache-${builds.findIndex((b) => b[1] === root)}`) }, stdio: 'ignore',
+          env: { ...process.env, AGENTCTL_CACHE: join(dir, `cache-${b}`) }, stdio: 'ignore',
         });
         child.on('close', (code) => (code === 0 ? done() : fail(new Error(`replay of ${steps} steps with ${root}: exit ${code}`))));
       });

@@ -55,7 +55,7 @@ describe('TapeLlm', () => {
   it('answers at once (completeNow) what complete would answer, when the tape has it in hand; else leaves it to complete', async () => {
     const inHand = (iteration: number): readonly RunEvent[] => tape[iteration] ?? [];
     const advanced: number[] = [];
-    const llm = new TapeLlm({ recorded: inHand, advance: (ms) => advanced.push(ms) });
+    const llm = new TapeLlm({ recorded: inHand, inHand, advance: (ms) => advanced.push(ms) });
     // Attempt 0 of step 0 failed: not answered at once (complete throws it), and nothing is used up.
     expect(llm.completeNow(request)).toBeUndefined();
     await expect(llm.complete(request)).rejects.toBeInstanceOf(LlmError);
@@ -68,11 +68,15 @@ describe('TapeLlm', () => {
     expect(llm.completeNow(request)?.message.content).toBe('second');
     // Past the tape: complete's to say so.
     expect(llm.completeNow(request)).toBeUndefined();
-    // A tape still being read, a patched iteration or paced chunks (--speed) are complete's too.
-    expect(new TapeLlm({ recorded }).completeNow(request)).toBeUndefined();
-    expect(new TapeLlm({ recorded: (i) => inHand(i + 1), patches: new Map([[0, { role: 'assistant', content: 'p' }]]) }).completeNow(request)).toBeUndefined();
-    expect(new TapeLlm({ recorded: (i) => inHand(i + 1) }).completeNow(request)?.message.content).toBe('second');
-    expect(new TapeLlm({ recorded: (i) => inHand(i + 1), pace: () => Promise.resolve() }).completeNow(request)).toBeUndefined();
+    // A tape still being read (nothing in hand: no read is started here), a patched iteration or paced
+    // chunks (--speed) are complete's too.
+    let reads = 0;
+    expect(new TapeLlm({ recorded: (i) => (reads++, recorded(i)), inHand: () => undefined }).completeNow(request)).toBeUndefined();
+    expect(reads).toBe(0);
+    const fromStep1 = (i: number): readonly RunEvent[] => inHand(i + 1);
+    expect(new TapeLlm({ recorded: fromStep1, inHand: fromStep1, patches: new Map([[0, { role: 'assistant', content: 'p' }]]) }).completeNow(request)).toBeUndefined();
+    expect(new TapeLlm({ recorded: fromStep1, inHand: fromStep1 }).completeNow(request)?.message.content).toBe('second');
+    expect(new TapeLlm({ recorded: fromStep1, inHand: fromStep1, pace: () => Promise.resolve() }).completeNow(request)).toBeUndefined();
   });
 
   it('a patch replaces the answer, consumes the tape entry, and streams as one chunk plus the finish', async () => {

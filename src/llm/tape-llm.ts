@@ -5,7 +5,6 @@
  * entry is still consumed, keeping later iterations aligned). Past the end of the tape it either
  * fails with "tape exhausted" or hands the request to a fallback client (`--fallback live`).
  */
-import { isPromiseLike } from '../core/coroutine.js';
 import { exhaustedMessage } from '../core/errors.js';
 import type { LlmChunkEvent, RunEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
@@ -17,6 +16,12 @@ import { patchedResponse } from '../replay/replay-engine.js';
 export interface TapeLlmOptions {
   /** The recorded events of one iteration (step). */
   recorded: (iteration: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>;
+  /**
+   * The recorded events of one iteration when they are in hand without reading the tape; undefined
+   * otherwise. Without it nothing is answered at once (completeNow): `recorded` may start a read,
+   * and the tape is read by one reader at a time, which complete() then is.
+   */
+  inHand?: (iteration: number) => readonly RunEvent[] | undefined;
   /** Replacement answers by iteration (`--patch N=…`). */
   patches?: ReadonlyMap<number, AssistantMessage>;
   /** Where requests go once the tape runs out; absent → fail with "tape exhausted". */
@@ -51,8 +56,8 @@ export class TapeLlm implements LlmClient {
    */
   completeNow(_request: LlmRequest, call: LlmCallOptions = {}): LlmResponse | undefined {
     if (this.options.pace !== undefined || this.options.patches?.has(this.iteration) === true) return undefined;
-    const events = this.options.recorded(this.iteration);
-    if (isPromiseLike(events)) return undefined;
+    const events = this.options.inHand?.(this.iteration);
+    if (events === undefined) return undefined;
     const current = attemptsOf(events).find((a) => a.attempt === this.attempt);
     const outcome = current?.outcome;
     if (current === undefined || outcome?.type !== 'llm_response') return undefined;

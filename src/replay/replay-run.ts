@@ -167,8 +167,9 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const cursor = new StepCursor({ batches: withCurrentDefaults(batches, source.label) });
   held.reading = cursor;
   // The tape's events of a step, for the tape's model, tools and input: at once when in hand.
+  const inHand = (step: number): readonly RunEvent[] | undefined => cursor.groupInHand(step)?.events;
   const recorded = (step: number): readonly RunEvent[] | Promise<readonly RunEvent[]> =>
-    cursor.groupInHand(step)?.events ?? cursor.group(step).then((group) => group.events);
+    inHand(step) ?? cursor.group(step).then((group) => group.events);
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);
   // A recording the user cancelled is cancelled again at the same point (see below).
@@ -176,6 +177,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   let live: LlmClient | undefined;
   const llm = new TapeLlm({
     recorded,
+    inHand,
     patches,
     advance,
     onExhausted: (iteration) => {
