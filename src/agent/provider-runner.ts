@@ -13,7 +13,7 @@ import type { Clock, Random } from '../core/clock.js';
 import { LlmError } from '../core/llm-error.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import type { RunEventInput } from '../core/events.js';
-import { run, wait, type Co } from '../core/coroutine.js';
+import { isPromiseLike, run, wait, type Co } from '../core/coroutine.js';
 
 /** What the provider runner yields: chunk, warning and error events, then one response event on success. */
 export type ProviderEvent = Extract<RunEventInput, { type: 'llm_chunk' | 'llm_error' | 'llm_response' | 'warning' }>;
@@ -183,22 +183,14 @@ function* attemptOnce(
     },
   };
   // A reply the client holds already (a replay's tape) is taken at once: there is nothing to wait for.
-  let now: LlmResponse | undefined;
+  let answer: LlmResponse | Promise<LlmResponse> | undefined;
   try {
-    now = options.client.completeNow?.(request, callOptions);
+    answer = options.client.complete(request, callOptions);
   } catch (error) {
     settled = { ok: false, error };
   }
-  if (now !== undefined) {
-    settled = { ok: true, response: now };
-  } else if (settled === undefined) {
-    let call: Promise<LlmResponse>;
-    try {
-      call = options.client.complete(request, callOptions);
-    } catch (error) {
-      call = Promise.reject(error);
-    }
-    call.then(
+  if (isPromiseLike(answer)) {
+    answer.then(
       (response) => {
         settled = { ok: true, response };
         notify();
@@ -208,6 +200,8 @@ function* attemptOnce(
         notify();
       },
     );
+  } else if (answer !== undefined) {
+    settled = { ok: true, response: answer };
   }
 
   try {

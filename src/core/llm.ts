@@ -6,18 +6,13 @@ import type { AssistantMessage, ChatMessage, ToolDefinition } from './messages.j
  */
 export interface LlmClient {
   /**
-   * Send one request and resolve with the complete response. When `request.stream` is true, every
-   * chunk is passed to `options.onChunk` as it arrives, ending with exactly one chunk whose
-   * `finished` is true — also when the stream breaks (then the promise rejects after it).
+   * Send one request and give the complete response. When `request.stream` is true, every chunk is
+   * passed to `options.onChunk` as it arrives, ending with exactly one chunk whose `finished` is
+   * true — also when the stream breaks (then the call fails after it). A client that already holds
+   * the answer (a replay's tape) may give it as it is, or throw its error, instead of a promise: the
+   * loop then goes on without a turn of the event loop for a reply that was never in flight.
    */
-  complete(request: LlmRequest, options?: LlmCallOptions): Promise<LlmResponse>;
-  /**
-   * Optional: the response at once, for a client that may already hold it (a replay's tape), with
-   * its chunks and warnings passed to `options` first, exactly as `complete` would have; undefined
-   * when it does not hold it (then `complete` is asked). The loop then goes on without waiting: no
-   * promise, no turn of the event loop for a reply that was never in flight.
-   */
-  completeNow?(request: LlmRequest, options?: LlmCallOptions): LlmResponse | undefined;
+  complete(request: LlmRequest, options?: LlmCallOptions): LlmResponse | Promise<LlmResponse>;
 }
 
 export interface LlmCallOptions {

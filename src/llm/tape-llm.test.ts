@@ -28,14 +28,14 @@ const tape: RunEvent[][] = [
   ],
   [{ ...base, type: 'llm_response', step: 1, iteration: 1, attempt: 0, response: response('second'), durationMs: 7 }],
 ];
-const recorded = (iteration: number): Promise<readonly RunEvent[]> => Promise.resolve(tape[iteration] ?? []);
+const recorded = (iteration: number): readonly RunEvent[] => tape[iteration] ?? [];
 
 describe('TapeLlm', () => {
   it('replays each attempt as recorded: the same error, then the same chunks, warnings and response', async () => {
     const advanced: number[] = [];
     const paced: number[] = [];
     const llm = new TapeLlm({ recorded, advance: (ms) => advanced.push(ms), pace: (ms) => Promise.resolve(void paced.push(ms)) });
-    const error = await llm.complete(request).catch((e: unknown) => e);
+    const error = await Promise.resolve().then(() => llm.complete(request)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: 'recoverable', status: 429, retryAfterMs: 2000, message: 'slow down' });
 
@@ -52,31 +52,19 @@ describe('TapeLlm', () => {
     expect((await llm.complete({ ...request, stream: false })).message.content).toBe('second');
   });
 
-  it('answers at once (completeNow) what complete would answer, when the tape has it in hand; else leaves it to complete', async () => {
-    const inHand = (iteration: number): readonly RunEvent[] => tape[iteration] ?? [];
-    const advanced: number[] = [];
-    const llm = new TapeLlm({ recorded: inHand, inHand, advance: (ms) => advanced.push(ms) });
-    // Attempt 0 of step 0 failed: not answered at once (complete throws it), and nothing is used up.
-    expect(llm.completeNow(request)).toBeUndefined();
-    await expect(llm.complete(request)).rejects.toBeInstanceOf(LlmError);
-    // Attempt 1: the chunks and the warning in their recorded order, then the response.
+  it('answers at once what the tape holds: no promise unless it paces (--speed), waits for a recorded stop or goes live', async () => {
+    const llm = new TapeLlm({ recorded });
+    // Attempt 0 of step 0 failed: thrown at once, and the next attempt is answered at once.
+    expect(() => llm.complete(request)).toThrow(LlmError);
     const seen: string[] = [];
-    const answer = llm.completeNow(request, { onChunk: (c) => seen.push(`chunk ${c.index}`), onWarning: (w) => seen.push(`warning ${w}`) });
-    expect(answer?.message.content).toBe('first');
+    const answer = llm.complete(request, { onChunk: (c) => seen.push(`chunk ${c.index}`), onWarning: (w) => seen.push(`warning ${w}`) });
+    expect(answer).not.toBeInstanceOf(Promise);
+    expect((answer as LlmResponse).message.content).toBe('first');
     expect(seen).toEqual(['chunk 0', 'chunk 1', 'warning the model stream closed without a finish reason', 'chunk 2']);
-    expect(advanced).toEqual([40]);
-    expect(llm.completeNow(request)?.message.content).toBe('second');
-    // Past the tape: complete's to say so.
-    expect(llm.completeNow(request)).toBeUndefined();
-    // A tape still being read (nothing in hand: no read is started here), a patched iteration or paced
-    // chunks (--speed) are complete's too.
-    let reads = 0;
-    expect(new TapeLlm({ recorded: (i) => (reads++, recorded(i)), inHand: () => undefined }).completeNow(request)).toBeUndefined();
-    expect(reads).toBe(0);
-    const fromStep1 = (i: number): readonly RunEvent[] => inHand(i + 1);
-    expect(new TapeLlm({ recorded: fromStep1, inHand: fromStep1, patches: new Map([[0, { role: 'assistant', content: 'p' }]]) }).completeNow(request)).toBeUndefined();
-    expect(new TapeLlm({ recorded: fromStep1, inHand: fromStep1 }).completeNow(request)?.message.content).toBe('second');
-    expect(new TapeLlm({ recorded: fromStep1, inHand: fromStep1, pace: () => Promise.resolve() }).completeNow(request)).toBeUndefined();
+    expect(llm.complete(request)).toMatchObject({ message: { content: 'second' } });
+    const paced = new TapeLlm({ recorded: (i) => tape[i + 1] ?? [], pace: () => Promise.resolve() }).complete(request);
+    expect(paced).toBeInstanceOf(Promise);
+    expect(await paced).toMatchObject({ message: { content: 'second' } });
   });
 
   it('a patch replaces the answer, consumes the tape entry, and streams as one chunk plus the finish', async () => {
@@ -93,14 +81,14 @@ describe('TapeLlm', () => {
 
   it('past the tape: a fatal "tape exhausted" error, or the fallback', async () => {
     const exhausted: number[] = [];
-    const llm = new TapeLlm({ recorded: () => Promise.resolve([]), onExhausted: (i) => exhausted.push(i) });
+    const llm = new TapeLlm({ recorded: () => [], onExhausted: (i) => exhausted.push(i) });
     await expect(llm.complete(request)).rejects.toMatchObject({ kind: 'fatal', message: 'tape exhausted at iteration 0' });
     expect(exhausted).toEqual([0]);
 
     const live: number[] = [];
     const fallback: LlmClient = { complete: () => Promise.resolve(response('live')) };
     const withFallback = new TapeLlm({ recorded, fallback, onLive: (i) => live.push(i) });
-    await withFallback.complete(request).catch(() => undefined);
+    expect(() => withFallback.complete(request)).toThrow(LlmError);
     await withFallback.complete(request);
     await withFallback.complete(request);
     expect((await withFallback.complete(request)).message.content).toBe('live');
@@ -110,9 +98,9 @@ describe('TapeLlm', () => {
   it('a call the recording was cancelled in: the recorded chunks, then the same stop', async () => {
     const cut: RunEvent[] = [chunk(0, 0, 0, 5), chunk(0, 0, 1, 9, true), { ...base, type: 'state', step: 0, from: 'RUNNING', to: 'CANCELLED', reason: 'cancelled by the user' }];
     const cancelled: number[] = [];
-    const llm = new TapeLlm({ recorded: () => Promise.resolve(cut), onCancelled: (i) => cancelled.push(i) });
+    const llm = new TapeLlm({ recorded: () => cut, onCancelled: (i) => cancelled.push(i) });
     const chunks: LlmChunk[] = [];
-    await expect(llm.complete(request, { onChunk: (c) => chunks.push(c) })).rejects.toThrow(/cancelled/);
+    expect(() => llm.complete(request, { onChunk: (c) => chunks.push(c) })).toThrow(/cancelled/);
     expect(cancelled).toEqual([0]);
     expect(chunks.map((c) => c.finished)).toEqual([false, true]);
   });
@@ -129,7 +117,7 @@ describe('TapeLlm', () => {
       const deadline = new AbortController();
       const reason = new Error('run time exceeded the limit of 1000 ms');
       const llm = new TapeLlm({
-        recorded: () => Promise.resolve(timedOut),
+        recorded: () => timedOut,
         reach: (t) => {
           reached.push(t);
           deadline.abort(reason);
@@ -144,7 +132,7 @@ describe('TapeLlm', () => {
 
     it('a replay whose deadline does not fall there (a what-if) is beyond the tape', async () => {
       const exhausted: number[] = [];
-      const llm = new TapeLlm({ recorded: () => Promise.resolve(timedOut), reach: () => Promise.resolve(), onExhausted: (i) => exhausted.push(i) });
+      const llm = new TapeLlm({ recorded: () => timedOut, reach: () => Promise.resolve(), onExhausted: (i) => exhausted.push(i) });
       await expect(llm.complete(request, { signal: new AbortController().signal })).rejects.toMatchObject({ kind: 'fatal', message: 'tape exhausted at iteration 0' });
       expect(exhausted).toEqual([0]);
     });

@@ -4,24 +4,22 @@
  * exactly the path it took when it was recorded. A patch replaces an iteration's answer (the tape
  * entry is still consumed, keeping later iterations aligned). Past the end of the tape it either
  * fails with "tape exhausted" or hands the request to a fallback client (`--fallback live`).
+ *
+ * The replay loads each step of the tape before the loop asks for it, so an answer the tape holds is
+ * given at once (no promise): only pacing (`--speed`), a call the recording's time limit cut short,
+ * and the live fallback wait.
  */
 import { exhaustedMessage } from '../core/errors.js';
-import type { LlmChunkEvent, RunEvent } from '../core/events.js';
+import type { LlmChunkEvent, RunEvent, WarningEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { LlmError } from '../core/llm-error.js';
 import type { AssistantMessage } from '../core/messages.js';
-import { attemptsOf, type TapeAttempt } from '../replay/call-tape.js';
+import { attemptsOf } from '../replay/call-tape.js';
 import { patchedResponse } from '../replay/replay-engine.js';
 
 export interface TapeLlmOptions {
-  /** The recorded events of one iteration (step). */
-  recorded: (iteration: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>;
-  /**
-   * The recorded events of one iteration when they are in hand without reading the tape; undefined
-   * otherwise. Without it nothing is answered at once (completeNow): `recorded` may start a read,
-   * and the tape is read by one reader at a time, which complete() then is.
-   */
-  inHand?: (iteration: number) => readonly RunEvent[] | undefined;
+  /** The recorded events of one iteration (step), which the replay has loaded. */
+  recorded: (iteration: number) => readonly RunEvent[];
   /** Replacement answers by iteration (`--patch N=…`). */
   patches?: ReadonlyMap<number, AssistantMessage>;
   /** Where requests go once the tape runs out; absent → fail with "tape exhausted". */
@@ -49,42 +47,19 @@ export class TapeLlm implements LlmClient {
 
   constructor(private readonly options: TapeLlmOptions) {}
 
-  /**
-   * The recorded response of this attempt when the tape's events for it are in hand and nothing
-   * about it waits or fails: no patch, no pacing (`--speed`), an answer rather than an error.
-   * Anything else is complete()'s, which starts by asking here, so the two give the same answer.
-   */
-  completeNow(_request: LlmRequest, call: LlmCallOptions = {}): LlmResponse | undefined {
-    if (this.options.pace !== undefined || this.options.patches?.has(this.iteration) === true) return undefined;
-    const events = this.options.inHand?.(this.iteration);
-    if (events === undefined) return undefined;
-    const current = attemptsOf(events).find((a) => a.attempt === this.attempt);
-    const outcome = current?.outcome;
-    if (current === undefined || outcome?.type !== 'llm_response') return undefined;
-    for (const event of current.stream) {
-      if (event.type === 'warning') call.onWarning?.(event.message);
-      else call.onChunk?.(event.chunk);
-    }
-    this.options.advance?.(outcome.durationMs);
-    return this.answered(outcome.response);
-  }
-
-  async complete(request: LlmRequest, call: LlmCallOptions = {}): Promise<LlmResponse> {
-    const now = this.completeNow(request, call);
-    if (now !== undefined) return now;
+  complete(request: LlmRequest, call: LlmCallOptions = {}): LlmResponse | Promise<LlmResponse> {
     const iteration = this.iteration;
-    const attempt = this.attempt;
-    const events = await this.options.recorded(iteration);
+    const events = this.options.recorded(iteration);
     const attempts = attemptsOf(events);
     const patch = this.options.patches?.get(iteration);
-    if (patch !== undefined && attempt === 0) {
+    if (patch !== undefined && this.attempt === 0) {
       const recorded = attempts.find((a) => a.outcome?.type === 'llm_response')?.outcome;
       const response = patchedResponse(patch, recorded?.type === 'llm_response' ? recorded.response : undefined);
       if (request.stream) for (const chunk of chunksOf(response)) call.onChunk?.(chunk);
       return this.answered(response);
     }
 
-    const current = attempts.find((a) => a.attempt === attempt);
+    const current = attempts.find((a) => a.attempt === this.attempt);
     const outcome = current?.outcome;
     if (outcome === undefined) {
       if (events.some((e) => e.type === 'state' && e.to === 'CANCELLED') && this.options.onCancelled !== undefined) {
@@ -98,28 +73,41 @@ export class TapeLlm implements LlmClient {
       return this.beyondTape(iteration, request, call);
     }
 
-    // Chunks and provider warnings of this attempt, in the order they were recorded.
-    let previousOffset = 0;
-    for (const event of (current as TapeAttempt).stream) {
-      if (event.type === 'warning') {
-        call.onWarning?.(event.message);
-      } else {
-        if (this.options.pace !== undefined) await this.options.pace(event.chunk.offsetMs - previousOffset);
-        previousOffset = event.chunk.offsetMs;
-        call.onChunk?.(event.chunk);
+    const settle = (): LlmResponse => {
+      if (outcome.type === 'llm_error') {
+        this.attempt++;
+        throw LlmError.fromData({
+          kind: outcome.kind,
+          message: outcome.message,
+          ...(outcome.status === undefined ? {} : { status: outcome.status }),
+          ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+        });
       }
+      this.options.advance?.(outcome.durationMs);
+      return this.answered(outcome.response);
+    };
+    // Chunks and provider warnings of this attempt, in the order they were recorded.
+    const paced = this.deliver(current?.stream ?? [], call);
+    return paced === undefined ? settle() : paced.then(settle);
+  }
+
+  /** Hand the caller an attempt's stream: at once, or at its recorded pace (`--speed`). */
+  private deliver(stream: ReadonlyArray<LlmChunkEvent | WarningEvent>, call: LlmCallOptions): Promise<void> | undefined {
+    const { pace } = this.options;
+    if (pace === undefined) {
+      for (const event of stream) give(event, call);
+      return undefined;
     }
-    if (outcome.type === 'llm_error') {
-      this.attempt++;
-      throw LlmError.fromData({
-        kind: outcome.kind,
-        message: outcome.message,
-        ...(outcome.status === undefined ? {} : { status: outcome.status }),
-        ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
-      });
-    }
-    this.options.advance?.(outcome.durationMs);
-    return this.answered(outcome.response);
+    return (async () => {
+      let previousOffset = 0;
+      for (const event of stream) {
+        if (event.type === 'llm_chunk') {
+          await pace(event.chunk.offsetMs - previousOffset);
+          previousOffset = event.chunk.offsetMs;
+        }
+        give(event, call);
+      }
+    })();
   }
 
   /**
@@ -128,12 +116,7 @@ export class TapeLlm implements LlmClient {
    * what-if) needs an answer the tape does not have.
    */
   private async cutAtDeadline(chunks: readonly LlmChunkEvent[], stopAt: number, request: LlmRequest, call: LlmCallOptions): Promise<LlmResponse> {
-    let previousOffset = 0;
-    for (const event of chunks) {
-      if (this.options.pace !== undefined) await this.options.pace(event.chunk.offsetMs - previousOffset);
-      previousOffset = event.chunk.offsetMs;
-      call.onChunk?.(event.chunk);
-    }
+    await this.deliver(chunks, call);
     await this.options.reach?.(stopAt);
     const signal = call.signal;
     if (signal?.aborted === true) throw signal.reason instanceof Error ? signal.reason : new Error('the model call was aborted');
@@ -156,6 +139,11 @@ export class TapeLlm implements LlmClient {
     this.attempt = 0;
     return response;
   }
+}
+
+function give(event: LlmChunkEvent | WarningEvent, call: LlmCallOptions): void {
+  if (event.type === 'warning') call.onWarning?.(event.message);
+  else call.onChunk?.(event.chunk);
 }
 
 /** The stream a patched response is delivered as: one chunk with everything, then the finish. */

@@ -47,8 +47,8 @@ async function walk(cursor: StepCursor, steps: readonly number[]): Promise<unkno
   const seen: unknown[] = [];
   try {
     for (const step of steps) {
-      seen.push((await cursor.group(step)).events.map((e) => e.seq));
-      seen.push((await cursor.peekBeyond())?.seq ?? null, await cursor.endsBy(step));
+      seen.push((await cursor.load(step)).events.map((e) => e.seq));
+      seen.push(cursor.next()?.seq ?? null, cursor.endsBy(step));
     }
   } catch (error) {
     seen.push((error as Error).message);

@@ -40,70 +40,70 @@ export interface CallTape {
   tools: TapeToolOutcome[];
 }
 
-/** Read a run's calls, exchanges and tool outcomes. Holds them in memory: a library or proxy session's tape. */
-export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<RunEvent>): Promise<CallTape> {
-  const byIteration = new Map<number, TapeCall>();
-  const calls: TapeCall[] = [];
-  const exchanges: HttpExchangeEvent[] = [];
-  const tools: TapeToolOutcome[] = [];
-  const toolsById = new Map<string, TapeToolOutcome>();
-  const sent: ChatMessage[] = [];
-  const call = (iteration: number): TapeCall => {
-    let found = byIteration.get(iteration);
-    if (found === undefined) {
-      found = { iteration, request: undefined, attempts: [] };
-      byIteration.set(iteration, found);
-      calls.push(found);
-    }
-    return found;
-  };
-  const attempt = (iteration: number, n: number): TapeAttempt => {
-    const { attempts } = call(iteration);
-    let found = attempts.find((a) => a.attempt === n);
-    if (found === undefined) {
-      found = { attempt: n, chunks: [], warnings: [], stream: [], outcome: undefined };
-      attempts.push(found);
-    }
-    return found;
-  };
-  let lastStreaming: TapeAttempt | undefined;
-  for await (const event of events) {
+/**
+ * Reads recorded model calls from a run's events, in order, one event at a time: the one reading of
+ * a call and its attempts, for a replay of the built-in loop (a step's events, one call) and for the
+ * library and the proxy (a whole run's, calls possibly interleaved). `requests: false` leaves the
+ * requests out (a replay of the built-in loop compares them elsewhere, and rebuilding each one whole
+ * would cost the square of the run's length).
+ */
+export class CallTapeReader {
+  readonly calls: TapeCall[] = [];
+  readonly exchanges: HttpExchangeEvent[] = [];
+  readonly tools: TapeToolOutcome[] = [];
+  private readonly byIteration = new Map<number, TapeCall>();
+  private readonly toolsById = new Map<string, TapeToolOutcome>();
+  private readonly sent: ChatMessage[] = [];
+  /** The attempt whose stream came last, while it has no outcome: a provider warning is about it. */
+  private streaming: TapeAttempt | undefined;
+
+  constructor(private readonly options: { requests: boolean } = { requests: true }) {}
+
+  add(event: RunEvent): void {
     switch (event.type) {
       case 'llm_request': {
-        applyDeltaInPlace(sent, event);
-        const request: TapeCall['request'] = { hash: event.hash, model: event.model, messages: [...sent], stream: event.stream, tools: event.tools };
+        const call = this.call(event.iteration);
+        if (!this.options.requests) break;
+        applyDeltaInPlace(this.sent, event);
+        const request: TapeCall['request'] = { hash: event.hash, model: event.model, messages: [...this.sent], stream: event.stream, tools: event.tools };
         if (event.endpoint !== undefined) request.endpoint = event.endpoint;
         if (event.params !== undefined) request.params = event.params;
-        call(event.iteration).request = request;
+        call.request = request;
         break;
       }
-      case 'llm_chunk':
-        lastStreaming = attempt(event.iteration, event.attempt);
-        lastStreaming.chunks.push(event);
-        lastStreaming.stream.push(event);
+      case 'llm_chunk': {
+        const attempt = this.attempt(event.iteration, event.attempt);
+        attempt.chunks.push(event);
+        attempt.stream.push(event);
+        this.streaming = attempt;
         break;
+      }
       case 'warning':
-        // A provider warning belongs to the stream it follows (a stream that closed without a finish reason).
-        if (lastStreaming !== undefined && lastStreaming.outcome === undefined) {
-          lastStreaming.warnings.push(event.message);
-          lastStreaming.stream.push(event);
+        // A provider warning follows the stream it is about (one that closed without a finish
+        // reason), before that attempt's outcome; a warning of the loop's own (context trimming) has none.
+        if (this.streaming !== undefined) {
+          this.streaming.warnings.push(event.message);
+          this.streaming.stream.push(event);
         }
         break;
       case 'llm_error':
-      case 'llm_response':
-        attempt(event.iteration, event.attempt).outcome = event;
+      case 'llm_response': {
+        const attempt = this.attempt(event.iteration, event.attempt);
+        attempt.outcome = event;
+        if (this.streaming === attempt) this.streaming = undefined;
         break;
+      }
       case 'http_exchange':
-        exchanges.push(event);
+        this.exchanges.push(event);
         break;
       case 'tool_call': {
         const outcome = { call: event, result: undefined };
-        tools.push(outcome);
-        toolsById.set(event.callId, outcome);
+        this.tools.push(outcome);
+        this.toolsById.set(event.callId, outcome);
         break;
       }
       case 'tool_result': {
-        const outcome = toolsById.get(event.callId);
+        const outcome = this.toolsById.get(event.callId);
         if (outcome !== undefined) outcome.result = event;
         break;
       }
@@ -111,49 +111,42 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
         break;
     }
   }
-  for (const c of calls) c.attempts.sort((a, b) => a.attempt - b.attempt);
-  return { calls, exchanges, tools };
+
+  /** The calls read, each with its attempts in order. */
+  finish(): CallTape {
+    for (const c of this.calls) if (c.attempts.length > 1) c.attempts.sort((a, b) => a.attempt - b.attempt);
+    return { calls: this.calls, exchanges: this.exchanges, tools: this.tools };
+  }
+
+  private call(iteration: number): TapeCall {
+    let found = this.byIteration.get(iteration);
+    if (found === undefined) {
+      found = { iteration, request: undefined, attempts: [] };
+      this.byIteration.set(iteration, found);
+      this.calls.push(found);
+    }
+    return found;
+  }
+
+  private attempt(iteration: number, n: number): TapeAttempt {
+    const { attempts } = this.call(iteration);
+    for (const attempt of attempts) if (attempt.attempt === n) return attempt;
+    const made: TapeAttempt = { attempt: n, chunks: [], warnings: [], stream: [], outcome: undefined };
+    attempts.push(made);
+    return made;
+  }
 }
 
-/**
- * The attempts of one call, from the events of its step as the built-in loop records them (one call
- * at a time): each attempt's chunks, and what came between the previous outcome (or the request)
- * and its own outcome — its chunks and the provider's warnings, in order.
- */
+/** Read a run's calls, exchanges and tool outcomes. Holds them in memory: a library or proxy session's tape. */
+export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<RunEvent>): Promise<CallTape> {
+  const reader = new CallTapeReader();
+  for await (const event of events) reader.add(event);
+  return reader.finish();
+}
+
+/** The attempts of the call a step of the built-in loop made (it makes one at a time), from the step's events. */
 export function attemptsOf(events: readonly RunEvent[]): TapeAttempt[] {
-  const attempts = new Map<number, TapeAttempt>();
-  const get = (n: number): TapeAttempt => {
-    let found = attempts.get(n);
-    if (found === undefined) attempts.set(n, (found = { attempt: n, chunks: [], warnings: [], stream: [], outcome: undefined }));
-    return found;
-  };
-  let window: Array<LlmChunkEvent | WarningEvent> = [];
-  for (const event of events) {
-    switch (event.type) {
-      case 'llm_request':
-        window = [];
-        break;
-      case 'llm_chunk':
-        get(event.attempt).chunks.push(event);
-        window.push(event);
-        break;
-      case 'warning':
-        window.push(event);
-        break;
-      case 'llm_error':
-      case 'llm_response': {
-        const attempt = get(event.attempt);
-        attempt.outcome = event;
-        attempt.stream = window.filter((e) => e.type === 'warning' || e.attempt === event.attempt);
-        attempt.warnings = attempt.stream.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
-        window = [];
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  // An attempt the recording stopped during keeps its chunks (a cancelled or timed-out call replays them).
-  for (const attempt of attempts.values()) if (attempt.outcome === undefined) attempt.stream = [...attempt.chunks];
-  return [...attempts.values()].sort((a, b) => a.attempt - b.attempt);
+  const reader = new CallTapeReader({ requests: false });
+  for (const event of events) reader.add(event);
+  return reader.finish().calls[0]?.attempts ?? [];
 }

@@ -104,8 +104,9 @@ interface Compared {
 /** Feed `replayed` to a comparator reading `recorded`, then finish; every divergence in order. */
 async function compare(recorded: RunEventInput[], replayed: RunEventInput[], setup: Setup = {}): Promise<Compared> {
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
+  const cursor = new StepCursor(stream(numbered(recorded)));
   const comparator = new ReplayComparator({
-    cursor: new StepCursor(stream(numbered(recorded))),
+    cursor,
     state,
     patched: new Set(setup.patched ?? []),
     whatIf: setup.whatIf ?? false,
@@ -118,9 +119,10 @@ async function compare(recorded: RunEventInput[], replayed: RunEventInput[], set
   for (const event of events) {
     state.step = event.step;
     setup.before?.(event, state);
-    out.push(...(await comparator.observe(event)));
+    await cursor.load(event.step);
+    out.push(...comparator.observe(event));
   }
-  out.push(...(await comparator.finish(events.at(-1)?.step ?? 0)));
+  out.push(...comparator.finish(events.at(-1)?.step ?? 0));
   return { comparator, out };
 }
 

@@ -53,11 +53,6 @@ export interface CompareOptions {
   fallback: 'error' | 'live';
   /** False for a tape whose recording never finished (no run_end): its end is not a divergence. */
   complete: boolean;
-  /**
-   * Always take the path that reads the tape through the cursor (awaiting), never the synchronous
-   * one for events whose step is in hand. For tests that check both paths agree.
-   */
-  awaitEveryEvent?: boolean;
 }
 
 export class ReplayComparator {
@@ -93,62 +88,26 @@ export class ReplayComparator {
   constructor(private readonly options: CompareOptions) {}
 
   /**
-   * Check one replayed event; returns the divergence events to add to the replay's stream. Within
-   * a step whose recorded events are in hand (every event but a step's first), and unless the tape
-   * may end right here, the answer is given at once (an array, no promise); otherwise a promise of
-   * it. Both paths make the same checks in the same order.
+   * Check one replayed event; returns the divergence events to add to the replay's stream. The
+   * cursor must have the event's step loaded (StepCursor.load): the answer is then at hand.
    */
-  observe(replayed: RunEvent): DivergenceInput[] | Promise<DivergenceInput[]> {
+  observe(replayed: RunEvent): DivergenceInput[] {
     if (replayed.type === 'divergence') return [];
-    if (this.options.awaitEveryEvent !== true) {
-      if (replayed.step === this.step && this.recordedGroup?.step === replayed.step) {
-        const recorded = this.recorded.labelled;
-        const exhausted = this.isExhaustedAt(replayed.step);
-        // Only where the tape might end does the comparison have to ask the cursor (and wait).
-        if (exhausted || !(recorded.length === 0 || this.mayStopHere(recorded))) {
-          return this.compare(replayed, this.replayedLabels.event(replayed), recorded, false, false);
-        }
-      } else if (replayed.step > this.step && this.step >= 0) {
-        const answered = this.observeNewStepInHand(replayed);
-        if (answered !== undefined) return answered;
-      }
-    }
-    return this.observeAwaiting(replayed);
-  }
-
-  /**
-   * The first event of a step, answered at once when the tape's events for it are in hand (the
-   * cursor's groupInHand): the same checks as observeAwaiting, in the same order. Undefined, having
-   * changed nothing, when they are not. Only a group with events is taken: then the tape neither
-   * ended before this step nor may end at its first event, and nothing is left to ask the cursor.
-   */
-  private observeNewStepInHand(replayed: RunEvent): DivergenceInput[] | undefined {
-    if (this.recordedGroup?.step !== this.step) return undefined;
-    const group = this.options.cursor.groupInHand(replayed.step);
-    if (group === undefined || group.events.length === 0) return undefined;
-    const out: DivergenceInput[] = [];
-    if (this.inSync) this.leftovers(out, this.recorded.labelled);
-    this.enterStep(replayed.step);
-    const recorded = this.labelledStep(group).labelled;
-    return this.compare(replayed, this.replayedLabels.event(replayed), recorded, false, false, out);
-  }
-
-  /** `observe`, reading the tape as needed. */
-  private async observeAwaiting(replayed: RunEvent): Promise<DivergenceInput[]> {
     const out: DivergenceInput[] = [];
     if (replayed.step !== this.step) {
-      if (this.inSync && this.step >= 0) this.leftovers(out, await this.recordedEvents(this.step));
+      // The step the replay leaves: whatever of it the tape still has, the replay never produced.
+      if (this.inSync && this.step >= 0) this.leftovers(out, this.recorded.labelled);
       this.enterStep(replayed.step);
     }
-    const recorded = await this.recordedEvents(replayed.step);
+    const recorded = this.labelledStep(this.options.cursor.group(replayed.step)).labelled;
     // Every replayed event is labelled, in order, whether or not it is compared — after the tape's
     // step, whose ids its new ones are named after.
     const event = this.replayedLabels.event(replayed);
     const exhausted = this.isExhaustedAt(event.step);
     // The tape is over: what follows is beyond it, which the model side reports as exhaustion.
-    const tapeOver = !exhausted && recorded.length === 0 && (await this.options.cursor.endsBy(event.step - 1));
+    const tapeOver = !exhausted && recorded.length === 0 && this.options.cursor.endsBy(event.step - 1);
     // An unfinished tape (its recorder died) just stops here; the model side reports exhaustion.
-    const stopsHere = !exhausted && !tapeOver && this.mayStopHere(recorded) && (await this.options.cursor.endsBy(event.step));
+    const stopsHere = !exhausted && !tapeOver && this.mayStopHere(recorded) && this.options.cursor.endsBy(event.step);
     return this.compare(replayed, event, recorded, tapeOver, stopsHere, out);
   }
 
@@ -248,29 +207,18 @@ export class ReplayComparator {
    * The recorded event the replay should produce next, while it follows the tape; undefined once
    * it has left it (diverged, or past the tape's end).
    */
-  peek(): RunEvent | undefined | Promise<RunEvent | undefined> {
+  peek(): RunEvent | undefined {
     if (!this.inSync || this.beyondTape || this.options.state.exhaustedAt !== null || this.step < 0) return undefined;
-    if (this.options.awaitEveryEvent !== true && this.recordedGroup?.step === this.step) {
-      const next = this.recorded.labelled[this.position];
-      if (next !== undefined) return next.type === 'divergence' ? undefined : next;
-      // Past the step's events: the tape's next one, when the cursor has it in hand.
-      const beyond = this.options.cursor.peekBeyondInHand();
-      if (beyond !== undefined) return beyond.next?.type === 'divergence' ? undefined : beyond.next;
-    }
-    return this.peekAwaiting();
-  }
-
-  private async peekAwaiting(): Promise<RunEvent | undefined> {
-    const next = (await this.recordedEvents(this.step))[this.position] ?? (await this.options.cursor.peekBeyond());
+    const next = this.recorded.labelled[this.position] ?? this.options.cursor.next();
     return next?.type === 'divergence' ? undefined : next;
   }
 
   /** Call when the replay has ended: the tape must not go on. */
-  async finish(lastStep: number): Promise<DivergenceInput[]> {
+  finish(lastStep: number): DivergenceInput[] {
     const out: DivergenceInput[] = [];
     if (this.inSync && !this.beyondTape && this.options.state.exhaustedAt === null) {
-      this.leftovers(out, await this.recordedEvents(this.step));
-      if (out.length === 0 && !(await this.options.cursor.endsBy(lastStep))) {
+      this.leftovers(out, this.recorded.labelled);
+      if (out.length === 0 && !this.options.cursor.endsBy(lastStep)) {
         this.push(out, { kind: 'event', iteration: lastStep, expected: this.isExpected(lastStep), message: `the replay ended at step ${lastStep} but the tape goes on` }, null);
       }
     }
@@ -342,16 +290,7 @@ export class ReplayComparator {
     return false;
   }
 
-  /** The tape's events of `step` (divergences left out), ids labelled. */
-  private async recordedEvents(step: number): Promise<RunEvent[]> {
-    return (await this.recordedStep(step)).labelled;
-  }
-
-  /** Each step of the tape is labelled once, when first asked for, in the order the replay reaches them. */
-  private async recordedStep(step: number): Promise<{ raw: RunEvent[]; labelled: RunEvent[] }> {
-    return this.labelledStep(await this.options.cursor.group(step));
-  }
-
+  /** Each step of the tape is labelled once, when first reached, in the order the replay reaches them. */
   private labelledStep(group: StepGroup): { raw: RunEvent[]; labelled: RunEvent[] } {
     if (group !== this.recordedGroup) {
       this.recordedGroup = group;

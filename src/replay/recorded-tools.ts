@@ -9,16 +9,15 @@
  */
 import type { RunEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
-import type { CallPolicy, PolicyDecision } from '../guardrails/index.js';
+import type { CallPolicy } from '../guardrails/index.js';
 import { parseToolCall, withoutWarning } from '../guardrails/index.js';
 import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
-import { isPromiseLike, whenReady } from '../core/coroutine.js';
 import type { LoopProgress } from './loop-progress.js';
 
 export interface ReplayToolOptions {
   live: ToolHost;
-  /** The tape's events of a step: at once when in hand, else a promise of them. */
-  recorded: (step: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>;
+  /** The tape's events of a step (the one the loop is at, which the replay has loaded). */
+  recorded: (step: number) => readonly RunEvent[];
   state: LoopProgress;
   mode: 'recorded' | 'live' | 'tape';
   allowSideEffects: boolean;
@@ -31,19 +30,13 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
   let usedStep = -1;
   const used = new Set<string>();
 
-  /**
-   * The recorded result of the first unused call of this step with the same key that really ran:
-   * at once when the step's events are in hand (a replay following its tape), else a promise of it.
-   */
-  function recordedOutcome(call: ToolCall, consume: boolean): ToolResultEvent | undefined | Promise<ToolResultEvent | undefined> {
+  /** The recorded result of the first unused call of this step with the same key that really ran. */
+  function recordedOutcome(call: ToolCall, consume: boolean): ToolResultEvent | undefined {
     if (usedStep !== state.step) {
       usedStep = state.step;
       used.clear();
     }
-    return whenReady(options.recorded(state.step), (events) => outcomeIn(events, call, consume));
-  }
-
-  function outcomeIn(events: readonly RunEvent[], call: ToolCall, consume: boolean): ToolResultEvent | undefined {
+    const events = options.recorded(state.step);
     const key = parseToolCall(call).key;
     for (const event of events) {
       if (event.type !== 'tool_call' || event.key !== key || used.has(event.callId)) continue;
@@ -61,29 +54,26 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
   const sideEffects: CallPolicy = (call, _args, tool) => {
     const risky = !tool.idempotent || tool.mutating;
     if (!risky || options.allowSideEffects) return undefined;
-    return whenReady(recordedOutcome(call, false), (outcome): PolicyDecision | undefined => {
-      if (outcome !== undefined) return undefined;
-      return {
-        verdict: 'block',
-        rule: 'replay_side_effects',
-        reason: `${tool.name} is not on the tape and has side effects: not run on replay`,
-        message: `${tool.name} was not run: this is a replay and the call is not on the tape; it could change things (pass --allow-side-effects to run it).`,
-      };
-    });
+    if (recordedOutcome(call, false) !== undefined) return undefined;
+    return {
+      verdict: 'block',
+      rule: 'replay_side_effects',
+      reason: `${tool.name} is not on the tape and has side effects: not run on replay`,
+      message: `${tool.name} was not run: this is a replay and the call is not on the tape; it could change things (pass --allow-side-effects to run it).`,
+    };
   };
 
-  const tapeOnly: CallPolicy = (call, _args, tool) =>
-    whenReady(recordedOutcome(call, false), (outcome): PolicyDecision | undefined => {
-      if (outcome !== undefined) return undefined;
-      state.exhaustedAt ??= state.step;
-      state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
-      return {
-        verdict: 'block',
-        rule: 'not_on_tape',
-        reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
-        message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
-      };
-    });
+  const tapeOnly: CallPolicy = (call, _args, tool) => {
+    if (recordedOutcome(call, false) !== undefined) return undefined;
+    state.exhaustedAt ??= state.step;
+    state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
+    return {
+      verdict: 'block',
+      rule: 'not_on_tape',
+      reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
+      message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
+    };
+  };
 
   return {
     lookup: (name) => live.lookup(name),
@@ -92,18 +82,15 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     execute(call, args, spec, signal): ToolRunResult | Promise<ToolRunResult> {
       const risky = spec === undefined ? false : !spec.idempotent || spec.mutating;
       const runLive = options.mode === 'live' ? !risky || options.allowSideEffects : false;
-      const run = (recorded: ToolResultEvent | undefined): ToolRunResult | Promise<ToolRunResult> => {
-        if (!runLive && recorded !== undefined && recorded.status !== 'denied') {
-          options.advance?.(recorded.durationMs);
-          return { status: recorded.status, output: recorded.output, durationMs: recorded.durationMs };
-        }
-        // The tape policy let the call through only because it has an outcome; nothing runs here.
-        if (options.mode === 'tape') return { status: 'error', output: 'not run: no recorded outcome', durationMs: 0 };
-        return live.execute(call, args, spec, signal);
-      };
-      // The recorded outcome at once when the step's events are in hand: the pipeline then does not wait.
+      // A recorded outcome is given as it is: the pipeline then does not wait.
       const recorded = recordedOutcome(call, true);
-      return isPromiseLike(recorded) ? recorded.then(run) : run(recorded);
+      if (!runLive && recorded !== undefined && recorded.status !== 'denied') {
+        options.advance?.(recorded.durationMs);
+        return { status: recorded.status, output: recorded.output, durationMs: recorded.durationMs };
+      }
+      // The tape policy let the call through only because it has an outcome; nothing runs here.
+      if (options.mode === 'tape') return { status: 'error', output: 'not run: no recorded outcome', durationMs: 0 };
+      return live.execute(call, args, spec, signal);
     },
   };
 }

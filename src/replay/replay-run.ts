@@ -52,13 +52,6 @@ export interface ReplayOptions {
   workspace?: string;
   configDir?: string;
   signal?: AbortSignal;
-  /** Hash every replayed request in full, never taking the tape's hash (see below): for tests that check both ways agree. */
-  hashEveryRequest?: boolean;
-  /**
-   * Take every answer of the tape's model and tools through a promise, as from a live model and
-   * live tools, never at once when in hand (see below): for tests that check both ways agree.
-   */
-  awaitEveryAnswer?: boolean;
 }
 
 export type Verdict = 'reproduced' | 'diverged' | 'exhausted';
@@ -166,10 +159,9 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const batches = source.batches === undefined ? oneByOne(source.events()) : source.batches();
   const cursor = new StepCursor({ batches: withCurrentDefaults(batches, source.label) });
   held.reading = cursor;
-  // The tape's events of a step, for the tape's model, tools and input: at once when in hand.
-  const inHand = (step: number): readonly RunEvent[] | undefined => cursor.groupInHand(step)?.events;
-  const recorded = (step: number): readonly RunEvent[] | Promise<readonly RunEvent[]> =>
-    inHand(step) ?? cursor.group(step).then((group) => group.events);
+  // The tape's events of a step, for the tape's model, tools and input: each step is loaded (below)
+  // as soon as the loop's first event of it arrives, before the loop goes on to use it.
+  const recorded = (step: number): readonly RunEvent[] => cursor.group(step).events;
   const clock = new ReplayClock();
   const advance = (ms: number): void => clock.advance(ms);
   // A recording the user cancelled is cancelled again at the same point (see below).
@@ -177,7 +169,6 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   let live: LlmClient | undefined;
   const llm = new TapeLlm({
     recorded,
-    inHand,
     patches,
     advance,
     onExhausted: (iteration) => {
@@ -215,10 +206,8 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // redacted text; the user's patterns (not stored on the tape) matter for what runs live.
   const redact = runRedactor({ patterns: [...config.redact, ...(options.redact ?? [])] });
   const deps: LoopDeps = {
-    // The tape's answers reach the loop at once when the tape has them in hand (TapeLlm.completeNow,
-    // the recorded tools' outcomes): no promise and no turn of the event loop per model call or tool.
-    llm: options.awaitEveryAnswer === true ? { complete: (request, call) => llm.complete(request, call) } : llm,
-    tools: options.awaitEveryAnswer === true ? { ...tools, execute: async (...call) => tools.execute(...call) } : tools,
+    llm,
+    tools,
     clock,
     random: seededRandom(config.seed),
     redact,
@@ -244,16 +233,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   let result: LoopResult | undefined;
   let stoppedByStrict = false;
   let lastStep = 0;
-  /** The tape's next event, where the replay is: peeked after each event (below). */
-  let upcoming: RunEvent | undefined;
-  // A request the loop sends is the tape's own when it is the same delta after the same conversation
-  // (RequestHasher.hash): it then takes the recorded hash instead of hashing the request again. Only
-  // while the replay has followed the tape to the letter (no divergence of any kind so far), and only
-  // with built-in tools, whose definitions a tape file's checks verify each request's hash with.
-  if (config.toolModules.length === 0 && options.hashEveryRequest !== true) {
-    deps.recordedRequest = (step) =>
-      (upcoming?.type === 'llm_request' && upcoming.step === step && comparator.all.length === 0 ? upcoming : undefined);
-  }
+  let loaded = -1;
   // The loop is driven here directly (a coroutine): its events reach the comparator without a
   // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
   const loop = agentLoop({ task, config }, deps);
@@ -268,17 +248,22 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
       state.step = event.step;
       lastStep = event.step;
       yield stamp(event);
-      // Mostly answered at once (the step's recorded events are in hand): no await, no microtask.
-      const observed = comparator.observe(event);
-      for (const divergence of isPromiseLike(observed) ? yield* wait(observed) : observed) {
+      // A step of the tape is loaded once, at the loop's first event of it: everything the replay
+      // asks of the tape about that step is then at hand (a wait only when the step runs past the
+      // batch of the tape in hand).
+      if (event.step !== loaded) {
+        const loading = cursor.load(event.step);
+        if (isPromiseLike(loading)) yield* wait(loading);
+        loaded = event.step;
+      }
+      for (const divergence of comparator.observe(event)) {
         yield divergenceEvent(divergence, event.t);
         if (options.strict && !divergence.expected && divergence.kind !== 'resync') stoppedByStrict = true;
       }
       if (stoppedByStrict) break;
       // Before the loop goes on: take the time the tape recorded for what comes next, and if the
       // user cancelled the recording there, cancel the replay there too.
-      const peeked = comparator.peek();
-      upcoming = isPromiseLike(peeked) ? yield* wait(peeked) : peeked;
+      const upcoming = comparator.peek();
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
         // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock
@@ -287,7 +272,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
         clock.follow(upcoming.t);
       }
     }
-    if (!stoppedByStrict) for (const divergence of yield* wait(comparator.finish(lastStep))) yield divergenceEvent(divergence, clockT(clock));
+    if (!stoppedByStrict) for (const divergence of comparator.finish(lastStep)) yield divergenceEvent(divergence, clockT(clock));
   } finally {
     if (result === undefined) abandon(loop);
   }

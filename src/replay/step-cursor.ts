@@ -1,8 +1,13 @@
 /**
- * Reads a tape one step at a time, forward only: `group(step)` returns that step's recorded events
- * and forgets every earlier step, so a replay holds one step of the tape in memory however long
- * the tape is. Steps on a tape never decrease (the loop labels every event of an iteration with
+ * Reads a tape one step at a time, forward only: `load(step)` makes that step's recorded events the
+ * cursor's and forgets every earlier step, so a replay holds one step of the tape in memory however
+ * long the tape is. Steps on a tape never decrease (the loop labels every event of an iteration with
  * its step), which is what makes a single forward pass enough.
+ *
+ * A loaded step is whole, and the event after it is known (or that the tape ends there): everything
+ * a replay asks of the tape about that step — its events, what comes next, whether the tape ends —
+ * is then answered at once. Only `load` ever waits, and only when the batch in hand does not reach
+ * past the step.
  */
 import type { RunEvent } from '../core/events.js';
 import { TapeFormatError } from '../core/errors.js';
@@ -17,12 +22,16 @@ export class StepCursor {
   /** The rest of the batch being read, and where in it. */
   private batch: readonly RunEvent[] = [];
   private inBatch = 0;
+  /** The loaded step. */
   private current: StepGroup | null = null;
+  /** The step being gathered, when its events run past the batch in hand. */
+  private gathering: StepGroup | null = null;
+  /** The next unread event, already taken from its batch; null when none is (or the tape ended). */
   private lookahead: RunEvent | null = null;
-  /** A group read ahead because the tape skipped the step that was asked for. */
-  private pending: StepGroup | null = null;
   private done = false;
   private lastStep = -1;
+  /** The read of the next batch, while one is under way. */
+  private reading: Promise<void> | null = null;
 
   /**
    * `source`: the tape's events, one by one or (`{ batches }`) a batch at a time, which costs one
@@ -37,63 +46,31 @@ export class StepCursor {
     this.iterator = batches[Symbol.asyncIterator]();
   }
 
-  /** The recorded events of `step`, or an empty group when the tape has none (it ended earlier). */
-  async group(step: number): Promise<StepGroup> {
-    if (this.current !== null && this.current.step === step) return this.current;
-    if (this.current !== null && this.current.step > step) {
-      throw new Error(`step ${step} was asked for after step ${this.current.step}: replay reads the tape forward only`);
-    }
-    for (;;) {
-      const next = await this.readGroup();
-      if (next === null) {
-        this.current = { step, events: [] };
-        return this.current;
-      }
-      if (next.step === step) {
-        this.current = next;
-        return next;
-      }
-      if (next.step > step) {
-        // The tape skipped this step: keep the later group for when it is asked for.
-        this.pending = next;
-        this.current = { step, events: [] };
-        return this.current;
-      }
-    }
-  }
-
   /**
-   * `group(step)` when no reading is needed for it: the step's group is the one in hand, or the next
-   * one lies whole in the batch in hand, followed there by an event of a later step. Undefined, having
-   * changed nothing, when the tape must be read (then `group`); a replay following its tape mostly
-   * needs no reading.
+   * Load `step`: its recorded events (an empty group when the tape has none: it skipped the step or
+   * ended earlier), at once when the batch in hand reaches past them, else once they are read.
    */
-  groupInHand(step: number): StepGroup | undefined {
-    if (this.current !== null && this.current.step === step) return this.current;
-    if (this.pending !== null || (this.current !== null && this.current.step > step)) return undefined;
-    const first = this.lookahead ?? this.batch[this.inBatch];
-    if (first === undefined || first.step !== step) return undefined;
-    let end = this.lookahead === null ? this.inBatch + 1 : this.inBatch;
-    while (end < this.batch.length && (this.batch[end] as RunEvent).step === step) end++;
-    // The group must end in the batch, at a later step: a tape that goes back is left to `group`,
-    // which refuses it where a replay reading it would.
-    if (end >= this.batch.length || (this.batch[end] as RunEvent).step < step) return undefined;
-    // As readGroup takes it, from the batch: the group's events, then the next one as the lookahead.
-    const group: StepGroup = { step, events: [] };
-    for (let next = this.buffered(); next !== null && next.step === step; next = this.buffered()) {
-      group.events.push(next);
-      this.lookahead = null;
-    }
-    this.current = group;
-    return group;
+  load(step: number): StepGroup | Promise<StepGroup> {
+    return this.advance(step) ?? this.readBatch().then(() => this.load(step));
   }
 
-  /** `peekBeyond()` when no reading is needed for it, as `{ next }`; undefined when the tape must be read. */
-  peekBeyondInHand(): { next: RunEvent | undefined } | undefined {
-    if (this.pending !== null) return { next: this.pending.events[0] };
-    const next = this.buffered();
-    if (next !== null) return { next };
-    return this.done ? { next: undefined } : undefined;
+  /** The events of `step`, which must be the loaded one. */
+  group(step: number): StepGroup {
+    const current = this.current;
+    if (current === null || current.step !== step) {
+      throw new Error(`step ${step} was asked for while step ${current?.step ?? 'none'} is loaded: replay loads each step before using it`);
+    }
+    return current;
+  }
+
+  /** The tape's first event after the loaded step; undefined at the end of the tape. */
+  next(): RunEvent | undefined {
+    return this.lookahead ?? undefined;
+  }
+
+  /** True when the tape has no events after step `step` (at or after the loaded one). */
+  endsBy(step: number): boolean {
+    return this.lookahead === null || this.lookahead.step <= step;
   }
 
   /** Stop reading: the source is told so (a tape file closes), whether or not it was read to its end. */
@@ -102,46 +79,46 @@ export class StepCursor {
     await this.iterator.return?.();
   }
 
-  /** The first event after the groups read so far, without moving on; undefined at the end. */
-  async peekBeyond(): Promise<RunEvent | undefined> {
-    if (this.pending !== null) return this.pending.events[0];
-    return (await this.fill()) ?? undefined;
-  }
-
-  /** True when the tape has no events after step `step`. */
-  async endsBy(step: number): Promise<boolean> {
-    if (this.pending !== null) return this.pending.step <= step;
-    const next = await this.fill();
-    return next === null || next.step <= step;
-  }
-
-  private async readGroup(): Promise<StepGroup | null> {
-    if (this.pending !== null) {
-      const group = this.pending;
-      this.pending = null;
-      return group;
+  /**
+   * Move on to `step` with the events in hand; undefined, keeping what it gathered, when the batch
+   * runs out first (load reads the next one and asks again).
+   */
+  private advance(step: number): StepGroup | undefined {
+    const current = this.current;
+    if (current !== null && current.step === step) return current;
+    if (current !== null && current.step > step) {
+      throw new Error(`step ${step} was asked for after step ${current.step}: replay reads the tape forward only`);
     }
-    const first = await this.fill();
-    if (first === null) return null;
-    const group: StepGroup = { step: first.step, events: [first] };
-    this.lookahead = null;
-    for (;;) {
-      const next = this.buffered() ?? (await this.fill());
-      if (next === null || next.step !== group.step) return group;
-      group.events.push(next);
-      this.lookahead = null;
-    }
-  }
-
-  /** The next unread event (kept as the lookahead), or null at the end of the tape. */
-  private async fill(): Promise<RunEvent | null> {
     for (;;) {
       const next = this.buffered();
-      if (next !== null || this.done) return next;
-      const read = await this.iterator.next();
+      if (next === null && !this.done) return undefined;
+      const gathering = this.gathering;
+      if (gathering !== null) {
+        if (next !== null && next.step === gathering.step) {
+          gathering.events.push(next);
+          this.lookahead = null;
+          continue;
+        }
+        // The step ends here: the event after it (or the end of the tape) is known.
+        this.gathering = null;
+        if (gathering.step === step) return (this.current = gathering);
+        continue;
+      }
+      if (next === null || next.step > step) return (this.current = { step, events: [] });
+      // Events of the step asked for are gathered; those of earlier steps nobody asked for, passed over.
+      this.lookahead = null;
+      this.gathering = { step: next.step, events: [next] };
+    }
+  }
+
+  /** The next batch, read once however many loads wait for it. */
+  private readBatch(): Promise<void> {
+    this.reading ??= this.iterator.next().then((read) => {
+      this.reading = null;
       if (read.done) this.done = true;
       else [this.batch, this.inBatch] = [read.value, 0];
-    }
+    });
+    return this.reading;
   }
 
   /** The lookahead, else the next event of the batch in hand (becoming the lookahead); null when neither. */

@@ -3,17 +3,17 @@ import type { UserInput } from '../agent/loop.js';
 import type { RunEvent } from '../core/events.js';
 import type { LoopProgress } from './loop-progress.js';
 
-export function tapeInput(recorded: (step: number) => readonly RunEvent[] | Promise<readonly RunEvent[]>, state: LoopProgress): UserInput {
+export function tapeInput(recorded: (step: number) => readonly RunEvent[], state: LoopProgress): UserInput {
   const given = new Set<number>();
   return {
-    async next(): Promise<string | null> {
-      for (const event of await recorded(state.step)) {
+    next(): Promise<string | null> {
+      for (const event of recorded(state.step)) {
         if (event.type === 'user_message' && event.internal === undefined && !given.has(event.seq)) {
           given.add(event.seq);
-          return event.content;
+          return Promise.resolve(event.content);
         }
       }
-      return null;
+      return Promise.resolve(null);
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
- * The comparator answers most events at once (their step's recorded events are in hand) and only
- * reads the tape, awaiting, where it must. These properties check that the quick path reports the
- * very same divergences, peeks and verdict as the path that awaits the cursor for every event.
+ * Properties of the comparator over random tapes and random departures from them: a replay that
+ * produces the tape's events reproduces it; one that drops, repeats or cuts events of a finished
+ * tape has diverged (an event the tape has and the replay never produced is a divergence wherever
+ * it sits: mid-step, at a step's end, at the tape's end); and the answer does not depend on how the
+ * tape is read (one event at a time, or batches of any size).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -15,12 +17,6 @@ async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
 }
 
-/** How many events the quick path answered at once, and of those how many began a step: the properties must exercise both. */
-let answeredAtOnce = 0;
-let stepsBegunAtOnce = 0;
-/** How many peeks past a step's last event were answered at once. */
-let peekedBeyondAtOnce = 0;
-
 interface Options {
   patched: number[];
   whatIf: boolean;
@@ -30,33 +26,30 @@ interface Options {
 }
 
 /** Everything a replay sees of the comparator: per event its divergences and peek, then the end. */
-async function run(recorded: readonly RunEvent[], replayed: readonly RunEvent[], opts: Options, awaitEveryEvent: boolean): Promise<unknown> {
-  const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
+interface Outcome {
+  seen: unknown[];
+  first: unknown;
+  all: unknown[];
+  firstAt: unknown;
+  backInSyncAt: unknown;
+  decisionChanges: number;
+}
+
+async function run(recorded: readonly RunEvent[], replayed: readonly RunEvent[], opts: Options): Promise<Outcome> {
   const batches: RunEvent[][] = [];
   for (let i = 0; i < recorded.length; i += opts.batch) batches.push(recorded.slice(i, i + opts.batch));
-  const comparator = new ReplayComparator({
-    cursor: new StepCursor({ batches: each(batches) }),
-    state, patched: new Set(opts.patched), whatIf: opts.whatIf, fallback: 'error', complete: opts.complete, awaitEveryEvent,
-  });
+  const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
+  const cursor = new StepCursor({ batches: each(batches) });
+  const comparator = new ReplayComparator({ cursor, state, patched: new Set(opts.patched), whatIf: opts.whatIf, fallback: 'error', complete: opts.complete });
   const seen: unknown[] = [];
   try {
-    let lastStep = -1;
     for (const event of replayed) {
       state.step = event.step;
-      if (opts.exhaustedAt !== null && event.step >= opts.exhaustedAt) state.exhaustedAt = opts.exhaustedAt;
-      const observed = comparator.observe(event);
-      if (awaitEveryEvent) expect(observed).toBeInstanceOf(Promise);
-      else if (Array.isArray(observed)) {
-        answeredAtOnce++;
-        if (event.step !== lastStep) stepsBegunAtOnce++;
-      }
-      lastStep = event.step;
-      const answered = await observed;
-      const peeked = comparator.peek();
-      if (!awaitEveryEvent && !(peeked instanceof Promise) && peeked !== undefined && peeked.step !== event.step) peekedBeyondAtOnce++;
-      seen.push(answered, (await peeked)?.seq ?? null);
+      if (opts.exhaustedAt !== null && event.step >= opts.exhaustedAt) state.exhaustedAt ??= opts.exhaustedAt;
+      await cursor.load(event.step);
+      seen.push(comparator.observe(event), comparator.peek()?.seq ?? null);
     }
-    seen.push(await comparator.finish(replayed.at(-1)?.step ?? 0));
+    seen.push(comparator.finish(replayed.at(-1)?.step ?? 0));
   } catch (error) {
     seen.push(`error: ${(error as Error).message}`);
   }
@@ -117,64 +110,61 @@ const steppedTape = fc.array(fc.record({ calls: fc.nat({ max: 2 }), output: fc.c
     return inputs.map((input, seq) => ({ ...input, seq, t: seq }) as RunEvent);
   });
 
-describe('ReplayComparator: the synchronous path and the awaiting one', () => {
-  it('give the same divergences, peeks and verdict on stepped tapes and their departures', async () => {
-    await fc.assert(
-      fc.asyncProperty(steppedTape, fc.array(mutation, { maxLength: 3 }), options, async (tape, changes, opts) => {
-        const replayed = mutate(tape, changes);
-        expect(await run(tape, replayed, opts, false)).toEqual(await run(tape, replayed, opts, true));
-      }),
-      { numRuns: 400 },
-    );
-    expect(answeredAtOnce).toBeGreaterThan(1000);
-  });
+const plain: Options = { patched: [], whatIf: false, complete: true, exhaustedAt: null, batch: 1 };
 
-  it('give the same divergences, peeks and verdict on arbitrary tapes', async () => {
+describe('ReplayComparator over random tapes', () => {
+  it('reproduces a tape the replay produces exactly, however the tape is read', async () => {
     await fc.assert(
-      fc.asyncProperty(tapeArbitrary, fc.array(mutation, { maxLength: 3 }), options, async ({ events }, changes, opts) => {
-        const replayed = mutate(events, changes);
-        expect(await run(events, replayed, opts, false)).toEqual(await run(events, replayed, opts, true));
+      fc.asyncProperty(steppedTape, fc.integer({ min: 1, max: 40 }), async (tape, batch) => {
+        const outcome = await run(tape, tape, { ...plain, batch });
+        expect(outcome.all).toEqual([]);
+        expect(outcome.first).toBeNull();
       }),
       { numRuns: 200 },
     );
   });
 
-  it('answer the first event of a step, and the peek past its last, at once when the batch in hand holds them', async () => {
-    const tape = fc.sample(steppedTape.filter((t) => new Set(t.map((e) => e.step)).size >= 4), { numRuns: 1, seed: 7 })[0] as RunEvent[];
-    const steps = new Set(tape.map((e) => e.step)).size;
-    const before = { begun: stepsBegunAtOnce, beyond: peekedBeyondAtOnce };
-    const opts = { patched: [], whatIf: false, complete: true, exhaustedAt: null, batch: tape.length };
-    expect(await run(tape, tape, opts, false)).toEqual(await run(tape, tape, opts, true));
-    // One batch holds the whole tape. Every step begins at once but the first (nothing is read yet)
-    // and the last (its group ends the batch: whether the next batch goes on with it is not known
-    // yet); the peek past each step's last event is answered at once but the last step's (the
-    // tape's end is known only from the source).
-    expect(stepsBegunAtOnce - before.begun).toBe(steps - 2);
-    expect(peekedBeyondAtOnce - before.beyond).toBe(steps - 1);
+  it('has diverged when the replay drops, repeats or cuts events of a finished tape', async () => {
+    await fc.assert(
+      fc.asyncProperty(steppedTape, fc.nat(), fc.constantFrom('drop', 'repeat', 'cut'), fc.integer({ min: 1, max: 40 }), async (tape, at, how, batch) => {
+        const replayed = mutate(tape, [{ at, how }]);
+        // A replay always produces its first event (run_start): only a departure after it is a replay.
+        fc.pre(replayed.length > 0);
+        const outcome = await run(tape, replayed, { ...plain, batch });
+        expect(outcome.first).not.toBeNull();
+      }),
+      { numRuns: 400 },
+    );
   });
 
-  it('leave the same state behind when the tape goes back to an earlier step', async () => {
+  it('reports an event the replay never produced at the end of a step, and of the tape', async () => {
+    const tape = fc.sample(steppedTape.filter((t) => new Set(t.map((e) => e.step)).size >= 3), { numRuns: 1, seed: 7 })[0] as RunEvent[];
+    for (let i = 0; i < tape.length; i++) {
+      const last = tape[i + 1] === undefined || tape[i + 1]?.step !== tape[i]?.step;
+      if (!last) continue;
+      const replayed = tape.filter((_, j) => j !== i);
+      const missing = tape[i] as RunEvent;
+      const outcome = await run(tape, replayed, plain);
+      expect(outcome.first).toMatchObject({ step: missing.step, kind: 'event', message: expect.stringContaining(`at step ${missing.step} that the replay never produced`) });
+    }
+  });
+
+  it('gives the same divergences, peeks and verdict whether the tape is read one event or a batch at a time', async () => {
+    const tapes = fc.oneof(steppedTape, tapeArbitrary.map((t) => t.events));
+    await fc.assert(
+      fc.asyncProperty(tapes, fc.array(mutation, { maxLength: 3 }), options, async (tape, changes, opts) => {
+        const replayed = mutate(tape, changes);
+        expect(await run(tape, replayed, opts)).toEqual(await run(tape, replayed, { ...opts, batch: 1 }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses a tape that goes back to an earlier step, once the replay reaches it', async () => {
     const warning = (seq: number, step: number): RunEvent => ({ type: 'warning', seq, step, t: seq, message: `m${seq}` });
     // One batch; the tape's last event goes back to step 0, and the replay skips the tape's seq 1.
     const tape = [warning(0, 0), warning(1, 0), warning(2, 1), warning(3, 1), warning(4, 0)];
-    const outcome = async (awaitEveryEvent: boolean): Promise<unknown> => {
-      const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
-      const comparator = new ReplayComparator({
-        cursor: new StepCursor({ batches: each([tape]) }), state, patched: new Set(), whatIf: false, fallback: 'error', complete: true, awaitEveryEvent,
-      });
-      let error = '';
-      try {
-        for (const event of [warning(0, 0), warning(2, 1)]) {
-          state.step = event.step;
-          await comparator.observe(event);
-        }
-      } catch (caught) {
-        error = (caught as Error).message;
-      }
-      return { error, first: comparator.first?.message ?? null, all: comparator.all.length };
-    };
-    const awaiting = await outcome(true);
-    expect(awaiting).toMatchObject({ error: expect.stringContaining('goes back'), all: 1 });
-    expect(await outcome(false)).toEqual(awaiting);
+    const outcome = await run(tape, [warning(0, 0), warning(2, 1)], { ...plain, batch: tape.length });
+    expect(outcome.seen.at(-1)).toEqual(expect.stringContaining('goes back from step 1 to 0'));
   });
 });
