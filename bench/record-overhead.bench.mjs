@@ -1,4 +1,4 @@
-// Recording overhead per LLM call (BENCHMARKS.md § "Recording overhead"), budget (issue 12): the
+// Recording overhead per LLM call (BENCHMARKS.md § "Recording overhead"), budget: the
 // loop's wait on the recorder per call, at p50 and at p99, ≤ 2× the disk's own single-fdatasync
 // p50/p99 of 1 KB measured in the same run.
 //
@@ -13,7 +13,7 @@
 // for both variants.
 //
 // 60 runs of 20 calls: 1,200 recorded calls (the disk floor gets 2,400 samples). With 600 calls the
-// p99 was the 6th-slowest call, and one slow sync more or less moved it by a factor of two.
+// p99 would be the 6th-slowest call, and one slow sync more or less would move it by a factor of two.
 //
 // Two figures per LLM call (one loop iteration):
 //   - write wait: the time the loop spends awaiting RunRecorder.write for that iteration's events
@@ -28,15 +28,15 @@
 //
 // The same child then makes FLOOR_PER_ROUND more of those syncs one at a time, each after the disk
 // was left idle as long as the recorder leaves it between its syncs (the median time from one synced
-// reply to the next in the recorded runs so far): the spaced floor, context, not the budget. On the
-// machine of BENCHMARKS.md a sync that comes alone costs a little more than one that follows another
-// at once (p50 ~0.29–0.38 against ~0.21–0.25 ms), and about the same at p99.
+// reply to the next in the recorded runs so far): the spaced floor, context, not the budget: a sync
+// that comes alone can cost a little more than one that follows another at once, which the tight
+// loop of the disk floor would hide (BENCHMARKS.md, "Recording overhead").
 //
 // Context too: the in-loop floor. The unrecorded loop itself appends 1 KB to a file and
 // fdatasyncs it (the same system calls) at each model reply — where the recorder syncs — and that
 // time is left out of its iteration times. It is what one durable write costs at that point of a
-// running loop (event loop and HTTP active, the process not in a tight loop of syncs); on the 2-core
-// machine of BENCHMARKS.md it came out above the child's floor (p50 ~1.4×, p99 2–8×).
+// running loop (event loop and HTTP active, the process not in a tight loop of syncs), which can be
+// well above the child's floor on a busy machine (BENCHMARKS.md, "Recording overhead").
 //
 //   node bench/run.mjs record-overhead
 import { execFileSync } from 'node:child_process';

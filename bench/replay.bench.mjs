@@ -15,7 +15,7 @@
 // line as a first read does), the parse floor (a process that reads and JSON.parses every line),
 // and the tape reader alone (the events read and checked as a replay reads them, nothing run). Per-step costs are the slopes between
 // 1,000 and 10,000 steps (the fastest run of each: the work is deterministic, slower runs are the
-// machine's noise), as ratios to the floor's slope (issue 12's targets); the reader's share says
+// machine's noise), as ratios to the floor's slope (the targets in BENCHMARKS.md); the reader's share says
 // how much of a replayed step is reading the tape and how much is the loop and the comparison. The
 // slopes from 5,000 to 10,000 steps are printed too, as context: past V8's warm-up of the replay's
 // code, which goes on well beyond the first 1,000 steps.
@@ -228,7 +228,7 @@ async function main() {
     console.log(`replay of a synthetic N-step tape (one distinct read_file per step), node ${process.version}; node -e 0: ${fmt(nodeMs, 1)} ms`);
     // Every size's tape (and the same run in a store) is made first; then rounds, each of which
     // replays every size with every variant, so that the runs a ratio is taken from are made
-    // minutes apart at most and this shared machine's slow swings (its speed has moved by half
+    // minutes apart at most and a shared machine's slow swings (its speed can move by half
     // within an hour) hit the small and the large tapes alike.
     const prepared = [];
     for (const steps of sizes) {
@@ -315,8 +315,8 @@ async function main() {
   const ratios = [];
   if (measured.length >= 2) {
     // Per-step cost: the slope between 1,000 and 10,000 steps (or the two largest sizes measured;
-    // start-up cancels out), against the slope of the parse floor measured in the same run (issue
-    // 12: ≤ 3×; store no slower than file).
+    // start-up cancels out), against the slope of the parse floor measured in the same run (the
+    // targets: ≤ 3×, ≤ 4× with --json; store no slower than file).
     const bySteps = (n) => measured.find((r) => r.steps === n);
     const [a, b] = bySteps(1000) !== undefined && bySteps(TARGET_STEPS) !== undefined ? [bySteps(1000), bySteps(TARGET_STEPS)] : measured.slice(-2);
     const slopeOf = (from, to) => (key) => ((to.fastest[key] - from.fastest[key]) / (to.steps - from.steps)) * 1000;

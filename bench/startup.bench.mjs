@@ -1,4 +1,4 @@
-// Start-up time of the CLI (BENCHMARKS.md § "Start-up"), budgets (issue 12): `agentctl --help`, `ls`
+// Start-up time of the CLI (BENCHMARKS.md § "Start-up"), budgets: `agentctl --help`, `ls`
 // and `show` each take ≤ 1.5× the wall time of `node -e 0`; a replay of the 5-step demo tape file
 // (`--no-save --quiet`: no store is opened) ≤ 2.5×.
 //

@@ -1,4 +1,4 @@
-// Bundles the CLI that bin/agentctl.js runs (issue 12, start-up): esbuild takes tsc's output in
+// Bundles the CLI that bin/agentctl.js runs, for a shorter start-up: esbuild takes tsc's output in
 // dist/cli/main.js and writes dist/cli-bundle/, split at each command's dynamic import, so a command
 // reads a few files instead of ~200 small modules (zod alone is 99). esbuild splits ES modules only;
 // the files are then written as CommonJS, which Node starts faster (commonjs-chunks.mjs). Run by
@@ -39,7 +39,7 @@ const zodEnglishOnly = {
 
 /**
  * The LevelDB stack is some 40 small CommonJS files; bundled, opening the store reads one chunk
- * instead (issue 12: `agentctl show`). Only classic-level's native addon is still found in
+ * instead, which shortens `agentctl show`. Only classic-level's native addon is still found in
  * node_modules, relative to classic-level's own package directory (which a bundled copy would not
  * have), the way Node would find it unbundled — from the `level` package, whose dependency
  * classic-level is — so it is found wherever npm put it (hoisted, or nested under
@@ -63,12 +63,12 @@ const levelNativeBinding = {
 /**
  * Built-in modules that a bundled package loads when it loads, for a path agentctl seldom or never
  * takes: the package gets a stand-in that loads the real module when a member of it is first read
- * (a call, as these packages use them), so every path still works (issue 12, start-up).
+ * (a call, as these packages use them), so every path still works and the common ones start sooner.
  *   - commander loads `node:child_process` for its executable subcommands (`git`-style
  *     `program-sub` files), which agentctl has none of; it brings `net`, `dgram` and the stream
- *     machinery with it, ~3 ms of every command.
+ *     machinery with it, milliseconds of every command.
  *   - classic-level loads `node:fs/promises` to create a store's directory when it is missing, which
- *     `ls` and `show` (a store that exists) never need: ~1.5 ms of theirs.
+ *     `ls` and `show` (a store that exists) never need: a millisecond or two of theirs.
  */
 const LAZY_BUILTINS = [
   { importer: 'commander', module: 'child_process' },

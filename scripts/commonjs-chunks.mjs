@@ -1,8 +1,7 @@
-// The CLI bundle as CommonJS files (issue 12, start-up). esbuild splits a bundle into chunks only
+// The CLI bundle as CommonJS files, for a shorter start-up. esbuild splits a bundle into chunks only
 // in ES module output, but Node starts a CommonJS program faster: it never sets up its ES module
-// loader (~4 ms of every command), and a chunk that is required costs less than one that is
-// resolved, loaded and linked as an ES module (measured: `ls` on a store −0.17× `node -e 0`, a
-// one-step replay −0.34×). So bundle-cli.mjs builds the split ESM bundle in memory and this module
+// loader (milliseconds of every command), and a chunk that is required costs less than one that is
+// resolved, loaded and linked as an ES module. So bundle-cli.mjs builds the split ESM bundle in memory and this module
 // turns each of its files into a CommonJS file, one by one, with esbuild's own ESM → CommonJS
 // transform:
 //   - a static import of another chunk becomes a require();

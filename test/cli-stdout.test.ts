@@ -1,6 +1,6 @@
 /**
  * Standard output written to its descriptor directly (src/cli/io.ts): `ls` and `show` print without
- * loading Node's stream machinery (issue 12, start-up), and lose nothing for it. A closed pipe ends
+ * loading Node's stream machinery (which would lengthen their start-up), and lose nothing for it. A closed pipe ends
  * the output quietly; a descriptor left non-blocking (here: the process itself touched
  * process.stdout, as Node does for a pipe) that fills up sends the rest through the stream, whole
  * and in order; an output that cannot be written (a full disk: /dev/full) is one line and exit 2,

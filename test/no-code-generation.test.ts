@@ -1,7 +1,7 @@
 /**
  * The quick check of a tape's events is compiled to a function per event type (new Function, in
  * src/tape/quick-event-check.ts). Under `node --disallow-code-generation-from-strings` that throws;
- * tapes must then be read exactly as before through the same checks, interpreted: the golden tapes
+ * tapes must then be read exactly as with code generation, through the same checks, interpreted: the golden tapes
  * reproduce, and a tampered event is refused (exit 9) just as it is otherwise.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

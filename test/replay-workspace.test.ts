@@ -1,6 +1,6 @@
 /**
- * A replay makes its own temporary workspace only when a tool runs live (issue 12: a replay served
- * from its tape — every `ci` replay — never needs one), and removes it when it ends.
+ * A replay makes its own temporary workspace only when a tool runs live (a replay served from its
+ * tape — every `ci` replay — never needs one, and should not pay for making it), and removes it when it ends.
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

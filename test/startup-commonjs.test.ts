@@ -1,5 +1,5 @@
 /**
- * Start-up cost (issue 12): the CLI is CommonJS — bin/agentctl.js and the bundle in dist/cli-bundle
+ * Start-up cost: the CLI is CommonJS — bin/agentctl.js and the bundle in dist/cli-bundle
  * (scripts/commonjs-chunks.mjs) — so the commands without the terminal UI never set up Node's ES
  * module loader, which costs every ES module program a few milliseconds before its first line runs.
  * The UI still loads Ink (ES modules only) with import(): test/tui-terminal.test.ts runs it.

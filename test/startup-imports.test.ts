@@ -1,5 +1,5 @@
 /**
- * Start-up cost (issue 12): commands load only what they use. LevelDB (`level` and its native
+ * Start-up cost: commands load only what they use. LevelDB (`level` and its native
  * `classic-level`) is loaded when a command opens the store, never for `--help`, for `ls` with no
  * store, or for commands that only read tape files — above all a `--no-save` replay of a tape file.
  * Checked with an import (and require) trace of the real binary, so the win cannot silently regress.

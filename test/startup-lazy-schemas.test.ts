@@ -1,11 +1,11 @@
 /**
- * Start-up cost (issue 12): zod's schemas are loaded when a value needs them, not when a module that
+ * Start-up cost: zod's schemas are loaded when a value needs them, not when a module that
  * may need them is. The tools' argument schemas (src/tools/arg-schemas.ts), a custom tools module's
  * schema (custom-tool-schema.ts) and the patch schema (src/replay/patches.ts) are chunks of their own
  * in the CLI bundle, and a recorded config that passes the quick check is read without the config
  * schema; so a --no-save replay of a valid tape loads no zod at all, and neither do `--help`, `ls`
- * and `show`. The trace is shown to see a schema chunk when a value does need it (a file patch,
- * refused as before).
+ * and `show`. The trace is shown to see a schema chunk when a value does need it (a bad file
+ * patch, which the schema refuses).
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 /**
- * Start-up cost (issue 12): `ls` and `show` open the store only to read it. The store's journal
+ * Start-up cost: `ls` and `show` open the store only to read it. The store's journal
  * checksums its records with sha-256, but a store opened to be read has no journal to check, so
- * node:crypto (~3 ms to load) is loaded only when a journal record is written or read back. And no
+ * node:crypto (milliseconds to load) is loaded only when a journal record is written or read back. And no
  * command loads node:child_process just because commander would, should it ever run a subcommand file.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -50,7 +50,7 @@ describe('start-up: reading a store loads no node:crypto', () => {
 describe('start-up: commander does not load node:child_process', () => {
   // commander needs it only for executable subcommands, which agentctl has none of; the bundle gives
   // it a stand-in that loads the module on first use (scripts/bundle-cli.mjs). Loading it would
-  // bring net, dgram and the stream machinery (~3 ms) into every command's start-up.
+  // bring net, dgram and the stream machinery (milliseconds) into every command's start-up.
   it('--help, ls and show run without loading it', async () => {
     const store = join(dir, 'store-cp');
     expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);

@@ -1,8 +1,8 @@
 /**
- * Configs read without loading zod up front (issue 12, start-up): a complete config — a recorded
- * one, or a file that sets every field — passes the hand-written quick check
- * (quick-config-check.ts); any other value goes to `parseConfig` (load-config.ts, with the zod
- * schema), loaded only then, which fills in defaults or words the error exactly as before.
+ * Configs read without loading zod up front, which would weigh on every replay's start-up: a
+ * complete config — a recorded one, or a file that sets every field — passes the hand-written quick
+ * check (quick-config-check.ts); any other value goes to `parseConfig` (load-config.ts, with the zod
+ * schema), loaded only then, which fills in defaults or words the error as the schema alone would.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';

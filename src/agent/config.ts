@@ -93,8 +93,8 @@ function buildAgentConfigSchema() {
 
 let schema: ReturnType<typeof buildAgentConfigSchema> | undefined;
 /**
- * The zod schema of a configuration, built the first time it is needed (issue 12: building it was
- * ~13 ms of every replay's start-up, where a recorded config usually passes quick-config-check.ts).
+ * The zod schema of a configuration, built the first time it is needed: building it is a noticeable
+ * part of a replay's start-up, and a recorded config usually passes quick-config-check.ts instead.
  */
 export function agentConfigSchema(): ReturnType<typeof buildAgentConfigSchema> {
   return (schema ??= buildAgentConfigSchema());

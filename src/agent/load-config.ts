@@ -2,7 +2,7 @@
  * Configuration values checked synchronously: `parseConfig` (the library's, and the record path's)
  * and `--set` overrides. This module loads zod with the schema (config.ts); code on a replay's path
  * reads configs through config-file.ts instead, which loads this module only when the quick check
- * cannot vouch for a value (issue 12, start-up).
+ * cannot vouch for a value, so a replay's start-up does not pay for zod.
  */
 import type { z } from 'zod';
 import { UsageError } from '../core/errors.js';

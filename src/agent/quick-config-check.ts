@@ -1,7 +1,7 @@
 /**
  * A quick, hand-written check of a *complete* configuration — every field present, as a recorded
- * config always is — written after the zod schema in config.ts (issue 12: building that schema and
- * parsing with it was ~15 ms of every replay's start-up). It only ever says "valid" of a value the
+ * config always is — written after the zod schema in config.ts (building that schema and parsing
+ * with it is a noticeable part of a replay's start-up). It only ever says "valid" of a value the
  * schema accepts, with no default to fill in, and then returns what the schema would: a copy, keys
  * in the schema's order. Anything else — a missing field (a default applies), an unknown key, a
  * value it is unsure of — is left to the schema, which decides and words the error, so no config is

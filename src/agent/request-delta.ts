@@ -72,7 +72,7 @@ function finalHash(request: LlmRequest, messages: string, redact: Redactor): str
     stream: request.stream,
     temperature: request.temperature ?? null,
   };
-  // Only requests recorded at the transport have these: the loop's hashes stay as they were.
+  // Only requests recorded at the transport have these; a loop request's hash leaves them out, as its tapes' hashes do.
   if (request.endpoint !== undefined && request.endpoint !== 'chat') fields.endpoint = request.endpoint;
   if (request.params !== undefined && Object.keys(request.params).length > 0) fields.params = request.params;
   const head = canonicalJson(redact(fields));

@@ -3,10 +3,10 @@
  * libuv's thread pool — made the least urgent threads on the machine, so that the main thread wins
  * the CPU whenever it wants it. The moment that matters is the end of the `fdatasync` a recorded
  * model reply waits on (docs/recording-and-replay.md, "Durability"): the disk is done, and on a busy
- * machine the main thread would otherwise wait for a core behind a V8 worker's time slice. Measured
- * on 2 cores (BENCHMARKS.md, "Round 12"): the recorder's wait per model call had a p99 of
- * 3.1–3.4 ms against 0.6–0.8 ms for the disk's own sync; with the helpers at nice 19, 0.8–1.2 ms
- * against 0.7–0.8 ms (nice 10 was not enough; lowering V8's workers is what does it). Background threads given a lower CPU priority than the
+ * machine the main thread would otherwise wait for a core behind a V8 worker's time slice. On 2
+ * cores, without this, that wait rather than the disk makes most of the recorder's p99 per model
+ * call (BENCHMARKS.md, "Recording overhead"). Nice 19, because nice 10 is not enough; and V8's
+ * workers, because lowering only the thread pool does not help. Background threads given a lower CPU priority than the
  * foreground is what databases do too (RocksDB lowers its compaction threads'), and the helpers lose
  * nothing on an idle core.
  *

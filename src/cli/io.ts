@@ -69,7 +69,7 @@ export function stdoutStream(): NodeJS.WriteStream {
 
 /**
  * Whether standard input and output are terminals, asked of their descriptors: reading
- * `process.stdin.isTTY` or `process.stdout.isTTY` would create Node's stream for each (2–4 ms each,
+ * `process.stdin.isTTY` or `process.stdout.isTTY` would create Node's stream for each (milliseconds each,
  * and standard output would then be written through its stream for the rest of the run).
  * `node:tty` loads the stream machinery itself, so it is loaded only when asked (never by `ls`).
  */
@@ -97,8 +97,8 @@ function outputFailed(error: NodeJS.ErrnoException): never {
 
 /**
  * Text to standard output, written to its descriptor with writeSync while nothing needs the stream:
- * loading the stream machinery behind process.stdout costs 2–4 ms, more than all the work of `ls`
- * (issue 12, start-up). A descriptor that is non-blocking and full (EAGAIN) sends the rest, and
+ * loading the stream machinery behind process.stdout costs milliseconds, more than all the work of
+ * `ls`. A descriptor that is non-blocking and full (EAGAIN) sends the rest, and
  * everything after it, through the stream, which waits until it can write. Node itself makes a pipe
  * non-blocking when it creates process.stdout or process.stderr on it (commander reads the width of
  * standard output for its help; a note goes to standard error, which may be the same pipe), and so

@@ -5,10 +5,10 @@
  * around an `await`.
  *
  * Why: a replay runs each event through several parts (provider runner, tool pipeline, step, loop,
- * replay). As async generators, each part cost every event a handful of promises and microtasks,
- * some 290 promises per replayed step, most of a long replay's time beyond reading the tape. As
- * coroutines, a part hands an event to its caller with a plain function call, and only a real wait
- * (a model call, a tool run, a timer) goes through a promise.
+ * replay). As async generators, each part would cost every event a handful of promises and
+ * microtasks — hundreds of promises per replayed step, most of a long replay's time beyond reading
+ * the tape. As coroutines, a part hands an event to its caller with a plain function call, and only
+ * a real wait (a model call, a tool run, a timer) goes through a promise.
  *
  * How to write one:
  * - `async function* f(): AsyncGenerator<E, R>` becomes `function* f(): Co<E, R>`;

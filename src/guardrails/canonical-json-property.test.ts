@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 
-/** The plain definition (the array-of-parts version canonicalJson had before). */
+/** The plain definition: the parts collected in an array and joined. */
 function reference(value: unknown, out: string[] = []): string {
   if (value === null || typeof value !== 'object') out.push(JSON.stringify(value) ?? 'null');
   else if (Array.isArray(value)) {

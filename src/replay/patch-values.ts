@@ -2,7 +2,7 @@
  * `--patch N=text` / `--patch N=@file.json` values, read without zod: text patches need no schema,
  * and a file patch is validated by `patchMessage` (patches.ts, with its zod schema). The CLI calls
  * `loadPatches`, which loads patches.ts (and zod) only when a value names a file, so a replay without
- * file patches never loads zod for them (issue 12, start-up); the library's `parsePatches` is the
+ * file patches never loads zod for them (start-up stays short); the library's `parsePatches` is the
  * same reading with patches.ts already loaded.
  */
 import { readFileSync } from 'node:fs';

@@ -275,7 +275,7 @@ async function shape(a: RunEvent[], b: RunEvent[]): Promise<unknown[]> {
   return steps.map(({ step, same, firstDifference: d }) => [step, same, d && [d.index, d.typeA, d.typeB, d.path]]);
 }
 
-/** The diff as it was before ids were labelled: each step on its own, every field compared as written. */
+/** The diff without id labels: each step on its own, every field compared as written. */
 function oldShape(a: RunEvent[], b: RunEvent[]): unknown[] {
   const byStep = (events: RunEvent[]): Map<number, RunEvent[]> => {
     const steps = new Map<number, RunEvent[]>();

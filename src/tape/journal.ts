@@ -21,8 +21,8 @@
  * The file is preallocated: zeros are written and synced ahead of the records (RESERVE_BYTES at a
  * time), and records overwrite them. An fdatasync that does not change the file's size or block
  * map only writes the data and flushes the disk's cache — no filesystem journal commit, which also
- * would wait for other files' data (LevelDB's) — and costs less than one that appends (measured
- * on ext4: p50 0.13–0.15 ms against 0.19–0.21 ms). The zeros after the last record end the reading
+ * would wait for other files' data (LevelDB's) — and costs less than one that appends (on ext4,
+ * at least). The zeros after the last record end the reading
  * (JSON.stringify never writes a NUL byte, so a record holding one was never written whole).
  */
 import type * as Crypto from 'node:crypto';
@@ -47,13 +47,13 @@ export const RESERVE_BYTES = 1024 * 1024;
 
 /**
  * node:crypto, loaded when a record is first written or checked: a store opened only to be read
- * (`ls`, `show`) has no journal to check, and loading the module costs ~3 ms of their start-up.
+ * (`ls`, `show`) has no journal to check, and loading the module is a noticeable part of their start-up.
  */
 let crypto: typeof Crypto | undefined;
 /**
- * sha-256 hex of a record's JSON. One-shot `crypto.hash` where Node has it (≥ 20.12): a Hash object
- * costs ~17 µs of a waited write in a recording (its JS set-up runs cold there), the one-shot call a
- * few. The same digest either way.
+ * sha-256 hex of a record's JSON. One-shot `crypto.hash` where Node has it (≥ 20.12): a Hash object's
+ * JS set-up runs cold in a recording, where it is a sizeable part of a waited write; the one-shot call
+ * costs a fraction of that. The same digest either way.
  */
 const sha256 = (text: string): string => {
   const node = (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof Crypto) as typeof Crypto & {
@@ -122,7 +122,7 @@ export class Journal {
   }
 
   /**
-   * Append one batch, as one record. Returns once the OS has it (a SIGKILL no longer loses it); with
+   * Append one batch, as one record. Returns once the OS has it (from then on a SIGKILL does not lose it); with
    * `sync`, once it is on disk, with every record before it.
    */
   append(events: readonly RunEvent[], sync: boolean): void {

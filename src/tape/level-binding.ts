@@ -1,6 +1,6 @@
 /**
  * classic-level's native addon, as the CLI bundle loads it (scripts/bundle-cli.mjs): `ls` and `show`
- * pay for finding it on every run (issue 12, start-up). node-gyp-build finds it by reading
+ * pay for finding it in their start-up, on every run. node-gyp-build finds it by reading
  * classic-level's package.json and listing its prebuilds, after loading its own code; where the
  * package holds exactly the prebuilt addons classic-level ships and nothing could steer the choice
  * elsewhere, the addon it would pick is known, and loaded directly. Anything else — an environment

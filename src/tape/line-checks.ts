@@ -110,7 +110,7 @@ let loadedSchema: EventSchema | undefined;
 
 /**
  * The event schema (schema.ts), loaded the first time an event needs it: a tape the quick check
- * vouches for line by line never constructs it (issue 12, start-up).
+ * vouches for line by line never constructs it, and a replay's start-up does not pay for it.
  */
 async function loadEventSchema(): Promise<EventSchema> {
   return (loadedSchema ??= await import('./schema.js'));

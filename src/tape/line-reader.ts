@@ -30,7 +30,7 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /**
- * Bytes read from disk at a time. Larger chunks measured no faster: a batch of events that lives
+ * Bytes read from disk at a time. Larger chunks are no faster: a batch of events that lives
  * longer is more for the garbage collector to move.
  */
 const CHUNK_BYTES = 64 * 1024;
@@ -188,9 +188,9 @@ async function* linesFrom(path: string, handle: FileHandle, limits: LineLimits, 
  *
  * The reads are synchronous. A read through the thread pool, even one begun a chunk ahead, reaches
  * its caller only through a turn of the event loop, which a replay otherwise never takes while it
- * works through a chunk's events: every chunk cost such a turn, waiting on the pool (30–55 ms of
- * a 10,000-step replay spent idle, measured as the event loop's idle time; none with these reads),
- * against ~20 µs for a synchronous read of 64 KiB from the page cache.
+ * works through a chunk's events: every chunk would cost such a turn, idle while it waits on the
+ * pool (tens of milliseconds of a 10,000-step replay), against microseconds for a synchronous read
+ * of 64 KiB from the page cache.
  */
 async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
   for (let position = 0; ;) {

@@ -1,8 +1,8 @@
 /**
  * The zod schemas of a tape file's header and run metadata, and the HTTP header patterns: the part
  * of schema.ts that reading any tape needs up front. The event schema (schema.ts, which re-exports
- * all of these) is loaded only when an event needs it (issue 12: its construction was part of every
- * replay's start-up).
+ * all of these) is loaded only when an event needs it: constructing it would add to every replay's
+ * start-up.
  */
 import { z } from 'zod';
 

@@ -4,7 +4,7 @@
  * end — so a plain tape never needs the schema loaded at all; and, by `quickHeader`, a tape's
  * header), written after the zod schemas in schema.ts and meta-schema.ts. It only ever says "valid" of an event the schema accepts as it is; anything else — an
  * unknown key, a missing field, a type it does not cover, an HTTP reply — is left to the schema,
- * which decides and words the error. So a tape is refused exactly as before, and a valid one costs
+ * which decides and words the error. So a tape is refused exactly as the schema alone refuses it, and a valid one costs
  * a few type tests per field instead of a schema parse.
  *
  * The property test in quick-event-check.test.ts holds it to that: whatever it accepts, the schema
@@ -73,7 +73,7 @@ function strict(shape: Shape): Check {
 /**
  * `strict` compiled to one function per shape: a `switch` on each key of the value, with a call of
  * its own for every field's check and a plain property read. The JIT then sees one check at each
- * call site and can inline it: on a long tape's events this measured about twice as fast as
+ * call site and can inline it: on a long tape's events this is about twice as fast as
  * `interpreted`. The generated text holds only this file's key names (as JSON string literals) and
  * parameter names: nothing from a tape.
  */

@@ -5,7 +5,7 @@
  *
  * The tape header's schemas (and the HTTP header patterns) live in meta-schema.ts, re-exported here:
  * reading a tape file needs them up front, the event schema below only for events the quick check
- * (quick-event-check.ts) cannot vouch for, so line-checks.ts loads this module on demand (issue 12).
+ * (quick-event-check.ts) cannot vouch for, so line-checks.ts loads this module on demand (its construction would add to every replay's start-up).
  */
 import { z } from 'zod';
 import { finiteNumber, HEADER_NAME, HEADER_VALUE, jsonRecord, nonNegInt, terminalState, totals, type runMetaSchema } from './meta-schema.js';

@@ -59,7 +59,7 @@ interface Compactable {
 
 /**
  * How long the LevelDB writes behind a journal gather events: a batch per model call or so rather
- * than one per event-loop turn (measured: about half the main-thread cost of recording an iteration).
+ * than one per event-loop turn, which saves about half of the main-thread cost of recording an iteration.
  */
 const BEHIND_GATHER_MS = 20;
 /** Events a journaled writer may have queued for LevelDB before its appends wait for them (memory bound). */

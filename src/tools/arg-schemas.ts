@@ -1,7 +1,7 @@
 /**
  * The zod schemas of the built-in tools' arguments, in a module of their own so that zod is loaded
  * only when a tool checks its arguments (tool-args.ts imports this module on demand): a replay whose
- * tool results come from the tape never loads it (issue 12, start-up). The JSON Schema the provider
+ * tool results come from the tape never loads it, and starts up without it. The JSON Schema the provider
  * sees is written out in args-json.ts; args-json.test.ts holds it to what `argsJsonSchema` makes of
  * these schemas, so the two cannot drift apart.
  */

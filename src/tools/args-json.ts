@@ -1,6 +1,6 @@
 /**
  * The JSON Schema of each built-in tool's arguments, written out rather than made from its zod
- * schema on every run (`z.toJSONSchema` cost ~10 ms of a short replay's start-up, issue 12).
+ * schema on every run (`z.toJSONSchema` is a noticeable part of a short replay's start-up).
  * args-json.test.ts holds every entry to exactly what `argsJsonSchema` makes of the tool's zod
  * schema (arg-schemas.ts), so the two cannot drift apart: change a tool's zod schema, and that test
  * says what to write here.

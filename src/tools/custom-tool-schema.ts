@@ -1,6 +1,6 @@
 /**
  * The zod schema a custom tools module's export is checked against (custom-tools.ts), in a module
- * of its own so that zod is loaded only when a config names tool modules (issue 12, start-up).
+ * of its own so that zod is loaded only when a config names tool modules (start-up stays short otherwise).
  */
 import { z } from 'zod';
 import type { ToolContext } from './tool.js';

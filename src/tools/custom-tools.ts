@@ -48,7 +48,7 @@ export async function loadCustomTools(modulePath: string, baseDir: string): Prom
       hint: 'export an array of tools: export default [{ name, description, parameters, run }]',
     });
   }
-  // The schema (and zod) are loaded only here, when a config names tool modules (issue 12, start-up).
+  // The schema (and zod) are loaded only here, when a config names tool modules (start-up stays short otherwise).
   const { moduleSchema } = await import('./custom-tool-schema.js');
   const result = moduleSchema.safeParse(exported);
   if (!result.success) {

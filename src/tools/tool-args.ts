@@ -1,6 +1,6 @@
 /**
  * Arguments of the built-in tools: checked against their zod schemas (arg-schemas.ts), which are
- * loaded with zod the first time a tool runs, not when the tools are created (issue 12, start-up);
+ * loaded with zod the first time a tool runs, not when the tools are created (which every start-up would pay for);
  * and the fs errors the tools turn into messages for the model.
  */
 import type { ArgSchemaName, ToolArgs } from './arg-schemas.js';
