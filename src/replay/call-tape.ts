@@ -46,7 +46,7 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
   const calls: TapeCall[] = [];
   const exchanges: HttpExchangeEvent[] = [];
   const tools: TapeToolOutcome[] = [];
-  const toolsById = new Map<string, TapeToolOutcome>();
+  const pairing = new ToolPairing();
   const sent: ChatMessage[] = [];
   const call = (iteration: number): TapeCall => {
     let found = byIteration.get(iteration);
@@ -99,20 +99,53 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
       case 'tool_call': {
         const outcome = { call: event, result: undefined };
         tools.push(outcome);
-        toolsById.set(event.callId, outcome);
+        pairing.called(outcome);
         break;
       }
-      case 'tool_result': {
-        const outcome = toolsById.get(event.callId);
-        if (outcome !== undefined) outcome.result = event;
+      case 'tool_result':
+        pairing.answered(event);
         break;
-      }
       default:
         break;
     }
   }
   for (const c of calls) c.attempts.sort((a, b) => a.attempt - b.attempt);
   return { calls, exchanges, tools };
+}
+
+/**
+ * Gives each tool_result to its tool_call, by call id. A recording gives every call of a run its own
+ * id; tapes recorded before it did reused ids (`name:0` once per wrapper of a tool, so once per agent
+ * run), and one id may name several calls. A result then goes to the call of its id that is still
+ * waiting for one, the earliest unanswered: that is its own call whenever the calls of the id came one
+ * after another (each answered before the next began, as with one agent run at a time). When calls
+ * of one id overlapped, the tape does not say which result is whose: none of those calls gets one
+ * (a replay treats them as calls the tape lacks), and the results still to come for them are not
+ * given to a later call of the id — never another call's outcome, silently.
+ */
+class ToolPairing {
+  private readonly byId = new Map<string, { waiting: TapeToolOutcome[]; owed: number }>();
+
+  called(outcome: TapeToolOutcome): void {
+    const id = this.byId.get(outcome.call.callId);
+    if (id === undefined) this.byId.set(outcome.call.callId, { waiting: [outcome], owed: 0 });
+    else id.waiting.push(outcome);
+  }
+
+  answered(result: ToolResultEvent): void {
+    const id = this.byId.get(result.callId);
+    if (id === undefined) return;
+    const [only, ...others] = id.waiting;
+    if (only !== undefined && others.length === 0 && id.owed === 0) {
+      only.result = result;
+      id.waiting = [];
+      return;
+    }
+    // Overlapping calls of one id: this result is one of theirs, which one is unknown. The calls are
+    // left unanswered; each is owed one result still, and this one is counted off.
+    id.owed = Math.max(0, id.owed + id.waiting.length - 1);
+    id.waiting = [];
+  }
 }
 
 /**
