@@ -114,14 +114,15 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
 }
 
 /**
- * Gives each tool_result to its tool_call, by call id. A recording gives every call of a run its own
- * id; tapes recorded before it did reused ids (`name:0` once per wrapper of a tool, so once per agent
- * run), and one id may name several calls. A result then goes to the call of its id that is still
- * waiting for one, the earliest unanswered: that is its own call whenever the calls of the id came one
- * after another (each answered before the next began, as with one agent run at a time). When calls
- * of one id overlapped, the tape does not say which result is whose: none of those calls gets one
- * (a replay treats them as calls the tape lacks), and the results still to come for them are not
- * given to a later call of the id — never another call's outcome, silently.
+ * Gives each tool_result to its tool_call, by call id. recordTool gives every call of a run its own
+ * id, but there are tapes whose ids repeat: recordTool counting per wrapper (`name:0` once per agent
+ * run), or a provider reusing its tool-call ids. A result then goes to the call of its id that is
+ * waiting for one — the earliest unanswered, and the only one whenever the calls of the id came one
+ * after another (each answered before the next began, as with one agent run at a time), so it is the
+ * result's own call. When calls of one id overlapped, the tape does not say which result is whose:
+ * none of those calls gets one (a replay treats them as calls the tape lacks), and the results still
+ * to come for them are not given to a later call of the id. Pairing a result with the earliest (or
+ * the latest) of several waiting calls would hand one call another's outcome, silently.
  */
 class ToolPairing {
   private readonly byId = new Map<string, { waiting: TapeToolOutcome[]; owed: number }>();
