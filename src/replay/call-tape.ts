@@ -52,7 +52,7 @@ export class CallTapeReader {
   readonly exchanges: HttpExchangeEvent[] = [];
   readonly tools: TapeToolOutcome[] = [];
   private readonly byIteration = new Map<number, TapeCall>();
-  private readonly toolsById = new Map<string, TapeToolOutcome>();
+  private readonly pairing = new ToolPairing();
   private readonly sent: ChatMessage[] = [];
   /** The attempt whose stream came last, while it has no outcome: a provider warning is about it. */
   private streaming: TapeAttempt | undefined;
@@ -99,14 +99,12 @@ export class CallTapeReader {
       case 'tool_call': {
         const outcome = { call: event, result: undefined };
         this.tools.push(outcome);
-        this.toolsById.set(event.callId, outcome);
+        this.pairing.called(outcome);
         break;
       }
-      case 'tool_result': {
-        const outcome = this.toolsById.get(event.callId);
-        if (outcome !== undefined) outcome.result = event;
+      case 'tool_result':
+        this.pairing.answered(event);
         break;
-      }
       default:
         break;
     }
@@ -134,6 +132,42 @@ export class CallTapeReader {
     const made: TapeAttempt = { attempt: n, chunks: [], warnings: [], stream: [], outcome: undefined };
     attempts.push(made);
     return made;
+  }
+}
+
+/**
+ * Gives each tool_result to its tool_call, by call id. recordTool gives every call of a run its own
+ * id, but there are tapes whose ids repeat: recordTool counting per wrapper (`name:0` once per agent
+ * run), or a provider reusing its tool-call ids. A result then goes to the call of its id that is
+ * waiting for one — the earliest unanswered, and the only one whenever the calls of the id came one
+ * after another (each answered before the next began, as with one agent run at a time), so it is the
+ * result's own call. When calls of one id overlapped, the tape does not say which result is whose:
+ * none of those calls gets one (a replay treats them as calls the tape lacks), and the results still
+ * to come for them are not given to a later call of the id. Pairing a result with the earliest (or
+ * the latest) of several waiting calls would hand one call another's outcome, silently.
+ */
+class ToolPairing {
+  private readonly byId = new Map<string, { waiting: TapeToolOutcome[]; owed: number }>();
+
+  called(outcome: TapeToolOutcome): void {
+    const id = this.byId.get(outcome.call.callId);
+    if (id === undefined) this.byId.set(outcome.call.callId, { waiting: [outcome], owed: 0 });
+    else id.waiting.push(outcome);
+  }
+
+  answered(result: ToolResultEvent): void {
+    const id = this.byId.get(result.callId);
+    if (id === undefined) return;
+    const [only, ...others] = id.waiting;
+    if (only !== undefined && others.length === 0 && id.owed === 0) {
+      only.result = result;
+      id.waiting = [];
+      return;
+    }
+    // Overlapping calls of one id: this result is one of theirs, which one is unknown. The calls are
+    // left unanswered; each is owed one result still, and this one is counted off.
+    id.owed = Math.max(0, id.owed + id.waiting.length - 1);
+    id.waiting = [];
   }
 }
 

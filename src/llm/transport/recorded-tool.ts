@@ -63,9 +63,9 @@ function outputOf(value: unknown): string {
 
 /** Wrap `fn` so its calls are recorded onto the session's run. */
 export function recordingTool<F extends ToolFunction>(session: RecordingSession, redact: Redactor, name: string, fn: F, policy: ToolPolicy = {}): F {
-  let count = 0;
   const wrapped = async (...args: Parameters<F>): Promise<unknown> => {
-    const callId = `${name}:${count++}`;
+    // The session numbers the calls: however many wrappers of `name` there are, each id is the run's only one.
+    const callId = session.toolCallId(name);
     const safe = redact(argumentsOf(args, policy));
     const step = session.currentStep;
     await session.start({ model: 'unknown' });

@@ -65,6 +65,8 @@ export class RecordingSession {
   private maxStep = 0;
   /** Calls that failed, by request hash: a retry of the same request is their next attempt. */
   private readonly failed = new Map<string, CallSlot>();
+  /** recordTool calls so far, by tool name. */
+  private readonly toolCalls = new Map<string, number>();
   readonly totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
 
   constructor(private readonly options: SessionOptions) {
@@ -78,6 +80,18 @@ export class RecordingSession {
   /** The step recordTool files a tool call under: the model call that asked for it. */
   get currentStep(): number {
     return this.lastStep;
+  }
+
+  /**
+   * A new recordTool call's id, `name:n`, unique in the run. The count is the run's, not a wrapper's:
+   * agent code makes a wrapper per agent run (or per turn), and the calls of many wrappers of one tool
+   * overlap in one recording; ids counted per wrapper would repeat, and a replay could not tell whose
+   * result is whose. (`name:n` with n a number never equals another name's id: n holds no colon.)
+   */
+  toolCallId(name: string): string {
+    const n = this.toolCalls.get(name) ?? 0;
+    this.toolCalls.set(name, n + 1);
+    return `${name}:${n}`;
   }
 
   /** The run's meta once created (at the first event). */
