@@ -1,16 +1,18 @@
 /**
  * No secret reaches a tape, a log or a printed line. A real recording through the binary, against
  * the scripted model server, with secrets of every kind the built-in rules know in the task, in the
- * model's answers (whole, and streamed with the key cut across chunks), in tool arguments, in tool
- * output and in the files the tools read — then every byte of the store directory, every value the
- * store holds, an exported tape and the printed NDJSON are searched for each secret. The recorded
- * tape then replays offline and reproduces: hashes and call keys are taken over the redacted form.
+ * model's answers (whole, and streamed with the key cut across chunks), in tool arguments (every
+ * rule's samples, each at the start of a line of a file's content: in the arguments' JSON text,
+ * right after an escaped newline), in tool output and in the files the tools read — then every
+ * byte of the store directory, every value the store holds, an exported tape and the printed
+ * NDJSON are searched for each secret. The recorded tape then replays offline and reproduces:
+ * hashes and call keys are taken over the redacted form.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_SECRETS } from '../src/core/test-support/secrets.js';
+import { RULE_SAMPLES, SAMPLE_SECRETS } from '../src/core/test-support/secrets.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
@@ -20,9 +22,16 @@ const PEM = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5
 const ENV_SECRET = 'env-held-secret-value-0123456789';
 const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const S = SAMPLE_SECRETS;
+/** Every rule's samples, each on lines of its own. */
+const SAMPLES = RULE_SAMPLES.map((sample, i) => `# sample ${i}\n${sample.text}\n`).join('\n');
 /** Every secret of the run and the part of it that must never be found (the key without its prefix word). */
-const ALL: Record<string, string> = { ...S, pem: PEM, 'env secret': ENV_SECRET, 'aws secret': AWS_SECRET };
-const needle = (secret: string): string => secret.replace(/^(bearer|basic) /i, '').split('\n')[1] ?? secret.replace(/^(bearer|basic) /i, '');
+const ALL: Record<string, string> = {
+  ...Object.fromEntries(RULE_SAMPLES.flatMap((sample, i) => [sample.secret ?? sample.text, ...(sample.also ?? [])].map((secret, j) => [`${sample.rule} #${i}.${j}`, secret]))),
+  pem: PEM, 'env secret': ENV_SECRET, 'aws secret': AWS_SECRET,
+};
+/** A secret's longest line (a key block's body), without a scheme word before it. */
+const needle = (secret: string): string =>
+  secret.split('\n').reduce((a, b) => (b.length > a.length ? b : a)).replace(/^(bearer|basic) /i, '');
 
 let dir: string;
 beforeAll(async () => {
@@ -46,7 +55,7 @@ describe('secrets', () => {
   it('never reach the store, an exported tape or the printed events, and the run still replays', async () => {
     const workspace = join(dir, 'ws');
     await mkdir(workspace, { recursive: true });
-    await writeFile(join(workspace, 'creds.txt'), `jwt=${S.jwt}\n${PEM}\ngoogle ${S['google api key']}\n`);
+    await writeFile(join(workspace, 'creds.txt'), `jwt=${S.jwt}\n${PEM}\ngoogle ${S['google api key']}\n${SAMPLES}`);
     const streamed = `Found the slack token ${S['slack bot token']} and ${S['stripe secret key']} in the logs.`;
     const cut = (text: string, size: number): string[] => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
     const steps: ScenarioStep[] = [
@@ -54,7 +63,7 @@ describe('secrets', () => {
       // Secrets in tool arguments: written into the workspace (the file gets the real value).
       {
         content: `Saving ${S['github classic token']}`,
-        tool_calls: [{ name: 'write_file', arguments: { path: 'out.env', content: `AWS=AKIAIOSFODNN7EXAMPLE:${AWS_SECRET}\nOPENAI=${S['openai key']}\n` } }],
+        tool_calls: [{ name: 'write_file', arguments: { path: 'out.env', content: `AWS=AKIAIOSFODNN7EXAMPLE:${AWS_SECRET}\nOPENAI=${S['openai key']}\n${SAMPLES}` } }],
       },
       // Streamed, each key cut across chunks of 7 characters.
       { content: streamed, chunks: cut(streamed, 7) },

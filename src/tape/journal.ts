@@ -70,6 +70,14 @@ function fileName(runId: string): string {
   return PREFIX + (/^[0-9A-Za-z]{1,64}$/.test(runId) ? runId : `x${sha256(runId)}`) + SUFFIX;
 }
 
+/**
+ * The system calls that write a journal: node:fs's, called through this object rather than imported
+ * one by one, so that a test can watch them in order (test-support/journal-syscalls.ts). That a
+ * synced batch is fdatasync'd before its append returns is a call made at the right moment, which no
+ * file read back afterwards can show.
+ */
+export const journalSyscalls = { openSync, writeSync, fdatasyncSync, fsyncSync, closeSync };
+
 /** A failed write to the journal, as the one-line error it is (disk full, an I/O error). */
 function writing<T>(path: string, write: () => T): T {
   try {
@@ -81,11 +89,11 @@ function writing<T>(path: string, write: () => T): T {
 
 /** Make a new directory entry durable (a file created or removed in `dir`). */
 function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
+  const fd = journalSyscalls.openSync(dir, 'r');
   try {
-    fsyncSync(fd);
+    journalSyscalls.fsyncSync(fd);
   } finally {
-    closeSync(fd);
+    journalSyscalls.closeSync(fd);
   }
 }
 
@@ -110,7 +118,7 @@ export class Journal {
    */
   static open(storeDir: string, runId: string): Journal {
     const path = join(storeDir, fileName(runId));
-    const journal = new Journal(path, runId, writing(path, () => openSync(path, 'wx')));
+    const journal = new Journal(path, runId, writing(path, () => journalSyscalls.openSync(path, 'wx')));
     try {
       journal.reserve();
       writing(path, () => syncDir(storeDir));
@@ -129,7 +137,7 @@ export class Journal {
     const fd = this.openFd();
     writing(this.path, () => {
       this.write(fd, events);
-      if (sync) fdatasyncSync(fd);
+      if (sync) journalSyscalls.fdatasyncSync(fd);
     });
   }
 
@@ -158,7 +166,7 @@ export class Journal {
     const from = Math.max(this.reserved, this.end);
     writing(this.path, () => {
       writeAll(fd, Buffer.alloc(RESERVE_BYTES), from);
-      fdatasyncSync(fd);
+      journalSyscalls.fdatasyncSync(fd);
     });
     this.reserved = from + RESERVE_BYTES;
   }
@@ -169,7 +177,7 @@ export class Journal {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) journalSyscalls.closeSync(this.fd);
     this.fd = undefined;
   }
 
@@ -182,7 +190,7 @@ export class Journal {
 
 /** Write all of `data` at `position` (writeSync may write less than asked; an error surfaces as a failed append). */
 function writeAll(fd: number, data: Buffer, position: number): void {
-  for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at, position + at);
+  for (let at = 0; at < data.length; ) at += journalSyscalls.writeSync(fd, data, at, data.length - at, position + at);
 }
 
 export function removeJournal(path: string): void {
