@@ -10,8 +10,8 @@ import type { LlmChunkEvent, RunEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { LlmError } from '../core/llm-error.js';
 import type { AssistantMessage } from '../core/messages.js';
-import { attemptsOf, type TapeAttempt } from '../replay/call-tape.js';
-import { patchedResponse } from '../replay/replay-engine.js';
+import { attemptsOf, type TapeAttempt } from './call-tape.js';
+import { patchedResponse } from './replay-engine.js';
 
 export interface TapeLlmOptions {
   /** The recorded events of one iteration (step). */

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../core/events.js';
-import { createRedactor } from '../../core/redact.js';
-import { readCallTape } from '../../replay/call-tape.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import type { RunEvent } from '../core/events.js';
+import { createRedactor } from '../core/redact.js';
+import { readCallTape } from '../replay/call-tape.js';
+import { TapeStore } from '../tape/tape-store.js';
 import { recordingTool, replayingTool, ToolNotReplayedError } from './recorded-tool.js';
 import { RecordingSession } from './recording-session.js';
 
