@@ -11,7 +11,7 @@ export { record, replay, type Fallback, type RecordOptions, type Recording, type
 export { recordOpenAI, type OpenAIRecording, type RecordOpenAIOptions } from './library/record-openai.js';
 export { replayOpenAI, type ReplayedOpenAI, type ReplayOpenAIOptions } from './library/replay-openai.js';
 export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './library/recorded-tool.js';
-export type { FetchLike } from './library/recording-fetch.js';
+export type { FetchLike } from './library/fetch-like.js';
 export type { FinishOptions } from './library/recording-session.js';
 export type { ReplayState, ReplayedCall, RequestDivergence } from './replay/replay-engine.js';
 export type { RequestDifference } from './replay/request-difference.js';
@@ -21,7 +21,8 @@ export type { PatchInput } from './replay/patches.js';
 export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from './library/run-agent.js';
 export { runLoop, type LoopDeps, type LoopInput, type LoopResult, type UserInput } from './agent/loop.js';
 export type { ToolHost, ToolRunResult } from './agent/tool-host.js';
-export { parseConfig, loadConfigFile, applyOverrides } from './agent/load-config.js';
+export { parseConfig, applyOverrides } from './agent/load-config.js';
+export { loadConfigFile } from './agent/config-file.js';
 export { DEFAULT_TOOLS, type AgentConfig, type AgentConfigInput } from './agent/config.js';
 
 // Replay of a recorded run (what `agentctl replay` does).

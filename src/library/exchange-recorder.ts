@@ -4,7 +4,7 @@
  */
 import type { Redactor } from '../core/redact.js';
 import { describe, keptHeaders, MAX_RECORDED_BODY, passHeaders, readExchangeRequest, rebuilt, recordedBody } from '../llm/transport/http-reply.js';
-import type { FetchLike } from './recording-fetch.js';
+import type { FetchLike } from './fetch-like.js';
 import { recordableUrl, type RecordingSession } from './recording-session.js';
 
 /**

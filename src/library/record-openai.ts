@@ -10,7 +10,7 @@ import type { RunMeta } from '../core/run-meta.js';
 import type { TapeStore } from '../tape/tape-store.js';
 import { record } from './record-replay.js';
 import type { ToolFunction, ToolPolicy } from './recorded-tool.js';
-import type { FetchLike } from './recording-fetch.js';
+import type { FetchLike } from './fetch-like.js';
 import type { FinishOptions } from './recording-session.js';
 
 export interface RecordOpenAIOptions {

@@ -20,7 +20,8 @@ import { ReplayEngine, type ReplayState } from '../replay/replay-engine.js';
 import { openTapeFile } from '../tape/tape-file.js';
 import { TapeStore } from '../tape/tape-store.js';
 import { recordingTool, replayingTool, type ToolFunction, type ToolPolicy } from './recorded-tool.js';
-import { recordingFetch, type FetchLike } from './recording-fetch.js';
+import type { FetchLike } from './fetch-like.js';
+import { recordingFetch } from './recording-fetch.js';
 import { RecordingSession, type FinishOptions } from './recording-session.js';
 import { replayingFetch } from './replaying-fetch.js';
 

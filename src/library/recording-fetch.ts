@@ -23,11 +23,10 @@ import { requestDelta, requestHash } from '../agent/request-delta.js';
 import { parseRetryAfter } from '../llm/retry-after.js';
 import { agentctlError, bodyValue, describe, keptHeaders, passHeaders, rebuilt, wireFor } from '../llm/transport/http-reply.js';
 import { recordExchange } from './exchange-recorder.js';
+import type { FetchLike } from './fetch-like.js';
 import { recordableUrl, type CallSlot, type RecordingSession } from './recording-session.js';
 import { SseReader, type RawSseEvent } from '../core/sse.js';
 import type { ModelWire, WireStream } from '../llm/transport/wire.js';
-
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface RecordingFetchOptions {
   /** Where requests really go. Default: the global `fetch`. */

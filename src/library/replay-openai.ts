@@ -8,7 +8,7 @@ import OpenAI, { type ClientOptions } from 'openai';
 import type { RunMeta } from '../core/run-meta.js';
 import type { ReplayState } from '../replay/replay-engine.js';
 import { replay, type Fallback, type ReplayOptions } from './record-replay.js';
-import type { FetchLike } from './recording-fetch.js';
+import type { FetchLike } from './fetch-like.js';
 import type { ToolFunction, ToolPolicy } from './recorded-tool.js';
 import type { FinishOptions } from './recording-session.js';
 

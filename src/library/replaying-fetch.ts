@@ -20,7 +20,8 @@ import { exhaustedMessage } from '../core/errors.js';
 import { describeDivergence, type ReplayEngine } from '../replay/replay-engine.js';
 import { viewOf } from '../replay/request-difference.js';
 import { agentctlError, bodyText, readExchangeRequest, replyResponse } from '../llm/transport/http-reply.js';
-import { readModelRequest, type FetchLike, type ModelRequest } from './recording-fetch.js';
+import type { FetchLike } from './fetch-like.js';
+import { readModelRequest, type ModelRequest } from './recording-fetch.js';
 import type { ReplyLabels } from '../llm/transport/wire.js';
 import { sseText } from '../core/sse.js';
 

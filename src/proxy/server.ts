@@ -8,7 +8,7 @@ import { StreamCut } from '../library/recording-fetch.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentctlError, UsageError } from '../core/errors.js';
-import type { FetchLike } from '../library/recording-fetch.js';
+import type { FetchLike } from '../library/fetch-like.js';
 import { outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
 
 /** What a mode gives the server. */

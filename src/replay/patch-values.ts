@@ -1,9 +1,8 @@
 /**
  * `--patch N=text` / `--patch N=@file.json` values, read without zod: text patches need no schema,
- * and a file patch is validated by `patchMessage` (patches.ts, with its zod schema). The CLI calls
- * `loadPatches`, which loads patches.ts (and zod) only when a value names a file, so a replay without
- * file patches never loads zod for them (issue 12, start-up); the library's `parsePatches` is the
- * same reading with patches.ts already loaded.
+ * and a file patch is validated by the `toMessage` it is given — `patchMessage` (patches.ts, with its
+ * zod schema), which the CLI's `loadPatches` (load-patches.ts) loads only when a value names a file,
+ * and the library's `parsePatches` has loaded already.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,20 +11,6 @@ import type { AssistantMessage } from '../core/messages.js';
 
 /** Checks a patch file's JSON and makes it an assistant message (patches.ts: `patchMessage`). */
 export type ToMessage = (value: unknown, iteration: number, label: string) => AssistantMessage;
-
-/** A `--patch` value that names a file: `N=@file.json`. */
-const FILE_PATCH = /^\d+=@/;
-
-/** Parse every `--patch` value into a map from iteration to assistant message, loading the patch schema only if a value names a file. */
-export async function loadPatches(values: readonly string[], cwd = process.cwd()): Promise<Map<number, AssistantMessage>> {
-  if (!values.some((value) => FILE_PATCH.test(value))) return parsePatchValues(values, cwd, textOnly);
-  const { patchMessage } = await import('./patches.js');
-  return parsePatchValues(values, cwd, patchMessage);
-}
-
-const textOnly: ToMessage = () => {
-  throw new Error('internal: a file patch reached the text-only reader');
-};
 
 /** Parse every `--patch` value, in order; `toMessage` checks the JSON of each file patch. */
 export function parsePatchValues(values: readonly string[], cwd: string, toMessage: ToMessage): Map<number, AssistantMessage> {
