@@ -1,5 +1,6 @@
 // One tool for lint and format: typescript-eslint for correctness, @stylistic for layout,
-// and no-restricted-imports for the dependency fences (README, "Development").
+// and no-restricted-imports for the dependency fences (README, "Development"). Which folder of
+// src/ may import which is test/layers.test.ts's: it reads type-only imports and import() too.
 import tseslint from 'typescript-eslint';
 import stylistic from '@stylistic/eslint-plugin';
 
