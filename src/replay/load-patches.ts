@@ -1,7 +1,8 @@
 /**
- * The CLI's reading of `--patch` values: patches.ts (and zod, for its schema) is loaded only when a
- * value names a file, so a replay without file patches never loads zod for them (issue 12,
- * start-up). The library's `parsePatches` (patches.ts) is the same reading with the schema loaded.
+ * The CLI's reading of `--patch` values (patch-values.ts): patches.ts, and zod with its schema, is
+ * loaded only when a value names a file, so a replay without file patches never loads zod for them
+ * (start-up stays short). The library's `parsePatches` (patches.ts) is the same reading with the
+ * schema loaded.
  */
 import type { AssistantMessage } from '../core/messages.js';
 import { parsePatchValues, type ToMessage } from './patch-values.js';

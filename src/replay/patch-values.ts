@@ -1,8 +1,9 @@
 /**
  * `--patch N=text` / `--patch N=@file.json` values, read without zod: text patches need no schema,
- * and a file patch is validated by the `toMessage` it is given — `patchMessage` (patches.ts, with its
- * zod schema), which the CLI's `loadPatches` (load-patches.ts) loads only when a value names a file,
- * and the library's `parsePatches` has loaded already.
+ * and a file patch is validated by `patchMessage` (patches.ts, with its zod schema). The CLI calls
+ * `loadPatches`, which loads patches.ts (and zod) only when a value names a file, so a replay without
+ * file patches never loads zod for them (issue 12, start-up); the library's `parsePatches` is the
+ * same reading with patches.ts already loaded.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
