@@ -1,25 +1,29 @@
 // One tool for lint and format: typescript-eslint for correctness, @stylistic for layout,
-// and no-restricted-imports for the dependency fences (README, "Development").
+// and no-restricted-imports for the dependency fences (README, "Development"). Which folder of
+// src/ may import which is test/layers.test.ts's: it reads type-only imports and import() too.
 import tseslint from 'typescript-eslint';
 import stylistic from '@stylistic/eslint-plugin';
 
-/** Packages that may only be imported from one folder of src/. */
+/** Packages that may only be imported from some folders of src/. */
 const fences = [
-  { name: 'ink', home: 'src/tui' },
-  { name: 'react', home: 'src/tui' },
-  { name: 'openai', home: 'src/llm' },
-  { name: 'level', home: 'src/tape' },
+  { name: 'ink', homes: ['src/tui'] },
+  { name: 'react', homes: ['src/tui'] },
+  { name: 'openai', homes: ['src/llm', 'src/library'] },
+  { name: 'level', homes: ['src/tape'] },
 ];
+const folders = [...new Set(fences.flatMap((f) => f.homes))];
+const where = (f) => f.homes.map((home) => `${home}/`).join(' or ');
 
-const fenceRule = (except) => [
+/** The fences for code in `folder` (null: a folder that is home to no package). */
+const fenceRule = (folder) => [
   'error',
   {
     paths: fences
-      .filter((f) => f.home !== except)
-      .map((f) => ({ name: f.name, message: `'${f.name}' may only be imported inside ${f.home}/ (see README, "Development").` })),
+      .filter((f) => !f.homes.includes(folder))
+      .map((f) => ({ name: f.name, message: `'${f.name}' may only be imported inside ${where(f)} (see README, "Development").` })),
     patterns: fences
-      .filter((f) => f.home !== except)
-      .map((f) => ({ group: [`${f.name}/*`], message: `'${f.name}' may only be imported inside ${f.home}/.` })),
+      .filter((f) => !f.homes.includes(folder))
+      .map((f) => ({ group: [`${f.name}/*`], message: `'${f.name}' may only be imported inside ${where(f)}.` })),
   },
 ];
 
@@ -47,7 +51,7 @@ export default tseslint.config(
     },
   },
   { files: ['src/**'], rules: { 'no-restricted-imports': fenceRule(null) } },
-  ...fences.map((f) => ({ files: [`${f.home}/**`], rules: { 'no-restricted-imports': fenceRule(f.home) } })),
+  ...folders.map((folder) => ({ files: [`${folder}/**`], rules: { 'no-restricted-imports': fenceRule(folder) } })),
   {
     files: ['**/*.js', '**/*.mjs'],
     plugins: { '@stylistic': stylistic },

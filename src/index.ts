@@ -7,21 +7,22 @@ import { TapeStore, type OpenStoreOptions } from './tape/tape-store.js';
 
 // Recording and replaying any agent: a recording or replaying `fetch` for any client that takes
 // one, the `openai` SDK conveniences built on it, and tool functions recorded with them.
-export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './llm/transport/library.js';
-export { recordOpenAI, replayOpenAI } from './llm/index.js';
-export type { OpenAIRecording, RecordOpenAIOptions, ReplayedOpenAI, ReplayOpenAIOptions } from './llm/index.js';
-export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './llm/transport/recorded-tool.js';
-export type { FetchLike } from './llm/transport/recording-fetch.js';
-export type { FinishOptions } from './llm/transport/recording-session.js';
+export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './library/record-replay.js';
+export { recordOpenAI, type OpenAIRecording, type RecordOpenAIOptions } from './library/record-openai.js';
+export { replayOpenAI, type ReplayedOpenAI, type ReplayOpenAIOptions } from './library/replay-openai.js';
+export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './library/recorded-tool.js';
+export type { FetchLike } from './library/fetch-like.js';
+export type { FinishOptions } from './library/recording-session.js';
 export type { ReplayState, ReplayedCall, RequestDivergence } from './replay/replay-engine.js';
 export type { RequestDifference } from './replay/request-difference.js';
 export type { PatchInput } from './replay/patches.js';
 
 // The built-in agent: run it, or drive its loop with your own model client and tools.
-export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from './agent/run-agent.js';
+export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from './library/run-agent.js';
 export { runLoop, type LoopDeps, type LoopInput, type LoopResult, type UserInput } from './agent/loop.js';
 export type { ToolHost, ToolRunResult } from './agent/tool-host.js';
-export { parseConfig, loadConfigFile, applyOverrides } from './agent/load-config.js';
+export { parseConfig, applyOverrides } from './agent/load-config.js';
+export { loadConfigFile } from './agent/config-file.js';
 export { DEFAULT_TOOLS, type AgentConfig, type AgentConfigInput } from './agent/config.js';
 
 // Replay of a recorded run (what `agentctl replay` does).

@@ -7,7 +7,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventInput } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
-import { recordOpenAI } from '../src/llm/index.js';
+import { recordOpenAI } from '../src/library/record-openai.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { writeTapeFile } from '../src/tape/tape-file.js';
 import { runCli } from './support/cli.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { record } from '../src/llm/transport/library.js';
+import { record } from '../src/library/record-replay.js';
 import { runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import type { ScenarioStep } from './support/scenario.js';

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/agent/load-config.js';
-import { prepareRun } from '../src/agent/run-agent.js';
+import { prepareRun } from '../src/library/run-agent.js';
 import { checkSandbox } from '../src/agent/tool-registry.js';
 import { UsageError } from '../src/core/errors.js';
 import { decisions, ofType, toolMessages, useLoopHarness } from './support/loop-harness.js';

@@ -17,8 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RunEvent } from '../src/core/events.js';
 import { TapeStore } from '../src/tape/tape-store.js';
-import type { ToolFunction, ToolPolicy } from '../src/llm/transport/recorded-tool.js';
-import { record, replay } from '../src/llm/transport/library.js';
+import type { ToolFunction, ToolPolicy } from '../src/library/recorded-tool.js';
+import { record, replay } from '../src/library/record-replay.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
 import { BIN } from './support/cli.js';
 

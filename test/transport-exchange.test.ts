@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TapeFormatError } from '../src/core/errors.js';
 import type { HttpExchangeEvent, RunEvent, WarningEvent } from '../src/core/events.js';
 import { MAX_RECORDED_BODY } from '../src/llm/transport/http-reply.js';
-import { record, replay } from '../src/llm/transport/library.js';
+import { record, replay } from '../src/library/record-replay.js';
 import { runEventSchema } from '../src/tape/schema.js';
 import { openTapeFile, validateTapeFile, writeTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';

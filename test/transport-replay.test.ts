@@ -19,10 +19,11 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
-import { recordOpenAI, replayOpenAI } from '../src/llm/index.js';
+import { recordOpenAI } from '../src/library/record-openai.js';
+import { replayOpenAI } from '../src/library/replay-openai.js';
 import { TapeStore } from '../src/tape/tape-store.js';
-import { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from '../src/llm/transport/recorded-tool.js';
-import { record, replay } from '../src/llm/transport/library.js';
+import { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from '../src/library/recorded-tool.js';
+import { record, replay } from '../src/library/record-replay.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
 import { startMockLlm } from './support/mock-llm.js';
 

@@ -11,8 +11,8 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/core/events.js';
-import type { ToolFunction, ToolPolicy } from '../src/llm/transport/recorded-tool.js';
-import { record, replay } from '../src/llm/transport/library.js';
+import type { ToolFunction, ToolPolicy } from '../src/library/recorded-tool.js';
+import { record, replay } from '../src/library/record-replay.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordOpenAI } from '../src/llm/index.js';
+import { recordOpenAI } from '../src/library/record-openai.js';
 import { BIN, runCli } from './support/cli.js';
 import { traced } from './support/traced.js';
 import { startMockLlm } from './support/mock-llm.js';

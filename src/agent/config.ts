@@ -4,7 +4,7 @@
  * expected. Defaults make an empty file — or no file — a working configuration.
  */
 import { z } from 'zod';
-import { isRegExp } from './quick-config-check.js';
+import { isRegExp } from './regexp-source.js';
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();

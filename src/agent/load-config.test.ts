@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import { DEFAULT_TOOLS } from './config.js';
-import { applyOverrides, loadConfigFile, parseConfig } from './load-config.js';
+import { loadConfigFile } from './config-file.js';
+import { applyOverrides, parseConfig } from './load-config.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -9,8 +9,6 @@ import { UsageError } from '../core/errors.js';
 import { agentConfigSchema, type AgentConfig } from './config.js';
 import { quickConfig } from './quick-config-check.js';
 
-export { configDirOf, loadConfigFile } from './config-file.js';
-
 /** Validate a configuration object; `source` names it in error messages. */
 export function parseConfig(value: unknown, source: string): AgentConfig {
   // A complete config (a recorded one) usually passes the quick check; the rest go to the schema.

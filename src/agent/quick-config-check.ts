@@ -9,6 +9,7 @@
  * configs.
  */
 import type { AgentConfig } from './config.js';
+import { isRegExp } from './regexp-source.js';
 
 type Copy = (value: unknown) => { ok: true; value: unknown } | undefined;
 
@@ -78,16 +79,6 @@ function complete(shape: Readonly<Record<string, Copy>>, optional: readonly stri
     }
     return known === Object.keys(out).length ? OK(out) : undefined;
   };
-}
-
-/** Whether `source` compiles as a regular expression (a `redact` pattern); shared with config.ts. */
-export function isRegExp(source: string): boolean {
-  try {
-    new RegExp(source, 'g');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // The same fields, in the same order, as agentConfigSchema in config.ts.

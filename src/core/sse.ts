@@ -1,6 +1,6 @@
 /**
  * Server-sent events, read incrementally and kept verbatim: each event comes with its raw text, so
- * a recorded stream can be served back byte for byte (src/llm/transport/recording-fetch.ts) and its
+ * a recorded stream can be served back byte for byte (src/library/recording-fetch.ts) and its
  * raw events redacted where they are (event-redactor.ts). One parser for both.
  */
 

@@ -8,7 +8,7 @@
  * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. The
  * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
  */
-import { StreamCut } from '../llm/transport/recording-fetch.js';
+import { StreamCut } from '../library/recording-fetch.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../core/errors.js';
 

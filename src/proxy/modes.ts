@@ -1,6 +1,6 @@
 /**
  * What `agentctl proxy` does with a request, by mode — each one a `fetch` from the library
- * (src/llm/transport/library.ts), so the proxy records and replays exactly as `record()` / `replay()` do:
+ * (src/library/record-replay.ts), so the proxy records and replays exactly as `record()` / `replay()` do:
  *
  * - `record`: through `record(…, { source: 'proxy', apiKey })` to the upstream; one run.
  * - `replay`: through `replay({ tape, strict })`, no upstream; strict by default, so a request the
@@ -14,7 +14,7 @@
 import type { RunMeta } from '../core/run-meta.js';
 import { describeDivergence, type ReplayState } from '../replay/replay-engine.js';
 import { isTapePath } from '../tape/tape-file.js';
-import { record, replay, type Replay } from '../llm/transport/library.js';
+import { record, replay, type Replay } from '../library/record-replay.js';
 import { mapPath } from './forward.js';
 import type { ProxyHandler } from './server.js';
 

@@ -4,11 +4,11 @@
  * `Response` is written back as it arrives. It keeps count of the requests in flight so a shutdown
  * can let them finish (bounded) before the run is ended.
  */
-import { StreamCut } from '../llm/transport/recording-fetch.js';
+import { StreamCut } from '../library/recording-fetch.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentctlError, UsageError } from '../core/errors.js';
-import type { FetchLike } from '../llm/transport/recording-fetch.js';
+import type { FetchLike } from '../library/fetch-like.js';
 import { outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
 
 /** What a mode gives the server. */

@@ -13,20 +13,6 @@ import type { AssistantMessage } from '../core/messages.js';
 /** Checks a patch file's JSON and makes it an assistant message (patches.ts: `patchMessage`). */
 export type ToMessage = (value: unknown, iteration: number, label: string) => AssistantMessage;
 
-/** A `--patch` value that names a file: `N=@file.json`. */
-const FILE_PATCH = /^\d+=@/;
-
-/** Parse every `--patch` value into a map from iteration to assistant message, loading the patch schema only if a value names a file. */
-export async function loadPatches(values: readonly string[], cwd = process.cwd()): Promise<Map<number, AssistantMessage>> {
-  if (!values.some((value) => FILE_PATCH.test(value))) return parsePatchValues(values, cwd, textOnly);
-  const { patchMessage } = await import('./patches.js');
-  return parsePatchValues(values, cwd, patchMessage);
-}
-
-const textOnly: ToMessage = () => {
-  throw new Error('internal: a file patch reached the text-only reader');
-};
-
 /** Parse every `--patch` value, in order; `toMessage` checks the JSON of each file patch. */
 export function parsePatchValues(values: readonly string[], cwd: string, toMessage: ToMessage): Map<number, AssistantMessage> {
   const patches = new Map<number, AssistantMessage>();

@@ -5,7 +5,7 @@
  * (the OpenAI shape `{"id", "type": "function", "function": {"name", "arguments": "…"}}` works too).
  *
  * This module holds the zod schema of a patch message; the CLI loads it only for a file patch
- * (patch-values.ts), the library's `parsePatches` and `patches` option use it directly.
+ * (load-patches.ts), the library's `parsePatches` and `patches` option use it directly.
  */
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
@@ -27,7 +27,7 @@ const messageSchema = z.strictObject({
   tool_calls: z.array(callSchema).optional(),
 });
 
-/** Parse every `--patch` value into a map from iteration to assistant message (the CLI uses `loadPatches`, patch-values.ts). */
+/** Parse every `--patch` value into a map from iteration to assistant message (the CLI uses `loadPatches`, load-patches.ts). */
 export function parsePatches(values: readonly string[], cwd = process.cwd()): Map<number, AssistantMessage> {
   return parsePatchValues(values, cwd, patchMessage);
 }

@@ -19,7 +19,7 @@ import { checkConfig } from '../agent/config-file.js';
 import { agentLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
 import { buildRegistry } from '../agent/tool-registry.js';
 import { liveToolHost } from '../agent/tool-host.js';
-import { TapeLlm } from '../llm/tape-llm.js';
+import { TapeLlm } from './tape-llm.js';
 import { createWorkspace } from '../tools/index.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
 import { ReplayClock } from './replay-clock.js';

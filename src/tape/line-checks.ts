@@ -11,7 +11,7 @@ import type { TapeLine } from './line-reader.js';
 import { quickEvent } from './quick-event-check.js';
 import type * as EventSchemaModule from './schema.js';
 import { TapeChecks } from './tape-checks.js';
-import type { TapeLimits } from './tape-file.js';
+import type { TapeLimits } from './tape-limits.js';
 
 /**
  * The checks of one read of a tape file, from its first line on: the header unchanged since it was

@@ -18,6 +18,7 @@ import { readTapeLines, type ReadOptions, type TapeLine } from './line-reader.js
 import { LineChecks, parseJson, trustedEvents } from './line-checks.js';
 import { quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig } from './tape-checks.js';
+import { TAPE_LIMITS, type TapeLimits } from './tape-limits.js';
 
 export const TAPE_FORMAT = 'agentctl-tape';
 
@@ -124,32 +125,6 @@ export interface TapeFile {
   /** The same events, checked the same way, handed over a batch at a time (the lines of one chunk read). */
   batches(): AsyncGenerator<RunEvent[]>;
 }
-
-/**
- * Bounds on what a tape may make its reader do. A tape is untrusted input: these keep a small
- * hostile file from costing unbounded time or memory, or from reaching recursive code with a value
- * nested thousands of levels deep. Real tapes are far inside them.
- */
-export interface TapeLimits {
-  /** The longest line, in bytes. */
-  maxLineBytes: number;
-  /** How deeply a line may nest objects and arrays (the tape's own events need fewer than 10). */
-  maxDepth: number;
-  /** The most events a tape may have (and a header's eventCount may say). */
-  maxEvents: number;
-  /** A gzip tape may inflate to this many times its size… */
-  maxInflateRatio: number;
-  /** …or to this many bytes, if more (real tapes compress 3-10×). */
-  minInflatedBytes: number;
-}
-
-export const TAPE_LIMITS: Readonly<TapeLimits> = {
-  maxLineBytes: 64 * 1024 * 1024,
-  maxDepth: 64,
-  maxEvents: 50_000_000,
-  maxInflateRatio: 256,
-  minInflatedBytes: 64 * 1024 * 1024,
-};
 
 export interface OpenTapeOptions {
   /** Tighter (or looser) bounds than TAPE_LIMITS, for tests. */

@@ -6,7 +6,7 @@
  * these schemas, so the two cannot drift apart.
  */
 import { z } from 'zod';
-import { DEFAULT_READ_LIMIT } from './read-file.js';
+import { DEFAULT_READ_LIMIT } from './read-limits.js';
 
 export const ARG_SCHEMAS = {
   read_file: z.object({

@@ -9,7 +9,8 @@ export { executeTool, type ExecuteOptions, type ExecuteResult } from './executor
 export { loadCustomTools, DEFAULT_CUSTOM_TIMEOUT_MS } from './custom-tools.js';
 export { createWorkspace, resolveInWorkspace, isInside, workspaceRelative } from './workspace.js';
 export { OUTPUT_CAP_BYTES, capOutput, truncationMarker, OutputCollector } from './output-cap.js';
-export { readFileTool, DEFAULT_READ_LIMIT, MAX_READ_BYTES } from './read-file.js';
+export { readFileTool } from './read-file.js';
+export { DEFAULT_READ_LIMIT, MAX_READ_BYTES } from './read-limits.js';
 export { listDirTool, MAX_LIST_ENTRIES } from './list-dir.js';
 export { grepFilesTool, MAX_GREP_MATCHES } from './grep-files.js';
 export { writeFileTool } from './write-file.js';

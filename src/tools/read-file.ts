@@ -4,14 +4,10 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { builtinArgsJson } from './args-json.js';
+import { DEFAULT_READ_LIMIT, MAX_READ_BYTES } from './read-limits.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { resolveInWorkspace } from './workspace.js';
-
-/** Lines returned when the model gives no `limit`. */
-export const DEFAULT_READ_LIMIT = 2000;
-/** Files larger than this are refused rather than read into memory. */
-export const MAX_READ_BYTES = 16 * 1024 * 1024;
 
 /** Index in `text` where each line starts (line i spans starts[i] … starts[i + 1]). */
 function lineStarts(text: string): number[] {

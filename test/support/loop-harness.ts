@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import type { RunEvent } from '../../src/core/events.js';
 import type { AgentConfigInput } from '../../src/agent/config.js';
 import type { LoopResult, UserInput } from '../../src/agent/loop.js';
-import { runAgent } from '../../src/agent/run-agent.js';
+import { runAgent } from '../../src/library/run-agent.js';
 import { startMockLlm, type MockLlm } from './mock-llm.js';
 import { loadScenario, type Scenario, type ScenarioStep } from './scenario.js';
 

@@ -7,7 +7,8 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { applyOverrides, configDirOf, loadConfigFile, parseConfig } from '../../agent/load-config.js';
+import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
+import { applyOverrides, parseConfig } from '../../agent/load-config.js';
 import { UsageError } from '../../core/errors.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, parseShard } from '../../replay/corpus.js';

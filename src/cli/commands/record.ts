@@ -4,8 +4,9 @@
  */
 import { relative, resolve } from 'node:path';
 import type { AgentConfig } from '../../agent/config.js';
-import { applyOverrides, configDirOf, loadConfigFile } from '../../agent/load-config.js';
-import { prepareRun } from '../../agent/run-agent.js';
+import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
+import { applyOverrides } from '../../agent/load-config.js';
+import { prepareRun } from '../../library/run-agent.js';
 import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';

@@ -10,7 +10,7 @@ import type { LlmClient } from '../../core/llm.js';
 import type { RunEvent } from '../../core/events.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
-import { loadPatches } from '../../replay/patch-values.js';
+import { loadPatches } from '../../replay/load-patches.js';
 import { replayEach, type ReplayOptions, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { checkedTapes } from '../tape-cache.js';

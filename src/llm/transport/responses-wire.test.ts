@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-// The replies are checked against the real SDK, which only src/llm imports in the code itself.
+// The replies are checked against the real SDK, which only src/llm and src/library import in the code itself.
 
 import { OpenAI } from 'openai';
 import type { LlmChunk, LlmResponse } from '../../core/llm.js';

@@ -15,8 +15,8 @@
  * Non-function tools become a tool definition named by their type whose parameters are the tool
  * itself, for the same reason.
  *
- * The `openai` package is imported only in src/llm, so the shapes read and written here are
- * structural.
+ * The `openai` package is imported only in src/llm and src/library, so the shapes read and written
+ * here are structural.
  */
 import { createHash } from 'node:crypto';
 import type { FinishReason, LlmChunk, LlmRequest, LlmResponse, ToolCallDelta, Usage } from '../../core/llm.js';

@@ -10,17 +10,18 @@
  *
  * Both also wrap tool functions (recordTool), so a replay never runs a side effect again.
  */
-import { UsageError } from '../../core/errors.js';
-import { createRedactor, secretsFromEnv, type Redactor } from '../../core/redact.js';
-import type { Clock } from '../../core/clock.js';
-import type { RunMeta } from '../../core/run-meta.js';
-import { readCallTape, type CallTape, type TapeToolOutcome } from '../../replay/call-tape.js';
-import { patchesFromRecord, type PatchInput } from '../../replay/patches.js';
-import { ReplayEngine, type ReplayState } from '../../replay/replay-engine.js';
-import { openTapeFile } from '../../tape/tape-file.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import { UsageError } from '../core/errors.js';
+import { createRedactor, secretsFromEnv, type Redactor } from '../core/redact.js';
+import type { Clock } from '../core/clock.js';
+import type { RunMeta } from '../core/run-meta.js';
+import { readCallTape, type CallTape, type TapeToolOutcome } from '../replay/call-tape.js';
+import { patchesFromRecord, type PatchInput } from '../replay/patches.js';
+import { ReplayEngine, type ReplayState } from '../replay/replay-engine.js';
+import { openTapeFile } from '../tape/tape-file.js';
+import { TapeStore } from '../tape/tape-store.js';
 import { recordingTool, replayingTool, type ToolFunction, type ToolPolicy } from './recorded-tool.js';
-import { recordingFetch, type FetchLike } from './recording-fetch.js';
+import type { FetchLike } from './fetch-like.js';
+import { recordingFetch } from './recording-fetch.js';
 import { RecordingSession, type FinishOptions } from './recording-session.js';
 import { replayingFetch } from './replaying-fetch.js';
 

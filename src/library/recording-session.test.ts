@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock.js';
-import type { RunEvent, RunEventInput } from '../../core/events.js';
-import { createRedactor, REDACTED } from '../../core/redact.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import { ManualClock } from '../core/clock.js';
+import type { RunEvent, RunEventInput } from '../core/events.js';
+import { createRedactor, REDACTED } from '../core/redact.js';
+import { TapeStore } from '../tape/tape-store.js';
 import { RecordingSession } from './recording-session.js';
 
 const SECRET = 'sk-proj-SPLITSECRETabcdefgh123456';

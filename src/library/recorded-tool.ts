@@ -6,11 +6,11 @@
  * outcome and nothing runs; a call the tape does not have runs only when the tool is idempotent and
  * not mutating, or when side effects are allowed — otherwise it throws ToolNotReplayedError.
  */
-import { AgentctlError } from '../../core/errors.js';
-import type { Redactor } from '../../core/redact.js';
-import { canonicalJson } from '../../guardrails/canonical-json.js';
-import { callKey } from '../../guardrails/call-key.js';
-import type { TapeToolOutcome } from '../../replay/call-tape.js';
+import { AgentctlError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import { canonicalJson } from '../guardrails/canonical-json.js';
+import { callKey } from '../guardrails/call-key.js';
+import type { TapeToolOutcome } from '../replay/call-tape.js';
 import type { RecordingSession } from './recording-session.js';
 
 /** What a tool does, as agentctl's replay policy needs to know it. */

@@ -8,11 +8,11 @@ import type { RunEvent } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import { OpenAiLlm } from '../llm/openai-llm.js';
 import { createWorkspace } from '../tools/index.js';
-import { buildRegistry, checkSandbox } from './tool-registry.js';
-import type { AgentConfig, AgentConfigInput } from './config.js';
-import { parseConfig } from './load-config.js';
-import { runLoop, type LoopDeps, type LoopResult, type UserInput } from './loop.js';
-import { liveToolHost } from './tool-host.js';
+import { buildRegistry, checkSandbox } from '../agent/tool-registry.js';
+import type { AgentConfig, AgentConfigInput } from '../agent/config.js';
+import { parseConfig } from '../agent/load-config.js';
+import { runLoop, type LoopDeps, type LoopResult, type UserInput } from '../agent/loop.js';
+import { liveToolHost } from '../agent/tool-host.js';
 
 export interface RunAgentOptions {
   task: string;

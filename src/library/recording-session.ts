@@ -8,15 +8,15 @@
  * hash — a client's retry) is the next attempt of that iteration instead.
  */
 import { ulid } from 'ulid';
-import { EventStamper } from '../../agent/run-events.js';
-import { systemClock, type Clock } from '../../core/clock.js';
-import type { RunEventInput, RunTotals } from '../../core/events.js';
-import type { LlmResponse } from '../../core/llm.js';
-import type { Redactor } from '../../core/redact.js';
-import type { RunMeta, RunSource } from '../../core/run-meta.js';
-import type { TerminalState } from '../../core/states.js';
-import { RunRecorder } from '../../tape/run-recorder.js';
-import type { TapeStore } from '../../tape/tape-store.js';
+import { EventStamper } from '../agent/run-events.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import type { RunEventInput, RunTotals } from '../core/events.js';
+import type { LlmResponse } from '../core/llm.js';
+import type { Redactor } from '../core/redact.js';
+import type { RunMeta, RunSource } from '../core/run-meta.js';
+import type { TerminalState } from '../core/states.js';
+import { RunRecorder } from '../tape/run-recorder.js';
+import type { TapeStore } from '../tape/tape-store.js';
 
 export interface SessionOptions {
   store: TapeStore;

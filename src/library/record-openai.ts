@@ -1,6 +1,6 @@
 /**
  * recordOpenAI: the convenience for an agent written on the `openai` SDK. It returns the same
- * client with a recording `fetch` (transport/library.ts) — a real `OpenAI`, so every endpoint and
+ * client with a recording `fetch` (record-replay.ts) — a real `OpenAI`, so every endpoint and
  * helper (`responses`, `.stream()`, `runTools`, `.withResponse()`) is recorded, and its type is
  * `OpenAI` wherever one is expected. The client's API key is redacted from everything written.
  */
@@ -8,10 +8,10 @@ import type OpenAI from 'openai';
 import type { Clock } from '../core/clock.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { TapeStore } from '../tape/tape-store.js';
-import { record } from './transport/library.js';
-import type { ToolFunction, ToolPolicy } from './transport/recorded-tool.js';
-import type { FetchLike } from './transport/recording-fetch.js';
-import type { FinishOptions } from './transport/recording-session.js';
+import { record } from './record-replay.js';
+import type { ToolFunction, ToolPolicy } from './recorded-tool.js';
+import type { FetchLike } from './fetch-like.js';
+import type { FinishOptions } from './recording-session.js';
 
 export interface RecordOpenAIOptions {
   /** The store to record into, or its directory (opened here, created if missing, closed by finish()). */

@@ -12,17 +12,18 @@
  * replay sends a request that matches no recorded call on live too (record what is new, serve what
  * is known), and a lenient one serves it by position until the tape runs out.
  */
-import type { HttpReply } from '../../core/events.js';
-import type { LlmResponse } from '../../core/llm.js';
-import type { Redactor } from '../../core/redact.js';
-import type { CallTape } from '../../replay/call-tape.js';
-import { exhaustedMessage } from '../../core/errors.js';
-import { describeDivergence, type ReplayEngine } from '../../replay/replay-engine.js';
-import { viewOf } from '../../replay/request-difference.js';
-import { agentctlError, bodyText, readExchangeRequest, replyResponse } from './http-reply.js';
-import { readModelRequest, type FetchLike, type ModelRequest } from './recording-fetch.js';
-import type { ReplyLabels } from './wire.js';
-import { sseText } from '../../core/sse.js';
+import type { HttpReply } from '../core/events.js';
+import type { LlmResponse } from '../core/llm.js';
+import type { Redactor } from '../core/redact.js';
+import type { CallTape } from '../replay/call-tape.js';
+import { exhaustedMessage } from '../core/errors.js';
+import { describeDivergence, type ReplayEngine } from '../replay/replay-engine.js';
+import { viewOf } from '../replay/request-difference.js';
+import { agentctlError, bodyText, readExchangeRequest, replyResponse } from '../llm/transport/http-reply.js';
+import type { FetchLike } from './fetch-like.js';
+import { readModelRequest, type ModelRequest } from './recording-fetch.js';
+import type { ReplyLabels } from '../llm/transport/wire.js';
+import { sseText } from '../core/sse.js';
 
 export interface ReplayingFetchOptions {
   engine: ReplayEngine;

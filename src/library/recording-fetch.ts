@@ -15,19 +15,18 @@
  * for a stream, its last event is held back until the response is on disk. The client's own
  * headers (its API key) are never recorded.
  */
-import type { HttpReply, RunEventInput } from '../../core/events.js';
-import type { LlmRequest, LlmResponse } from '../../core/llm.js';
-import type { ChatMessage } from '../../core/messages.js';
-import type { Redactor } from '../../core/redact.js';
-import { requestDelta, requestHash } from '../../agent/request-delta.js';
-import { parseRetryAfter } from '../retry-after.js';
-import { agentctlError, bodyValue, describe, keptHeaders, passHeaders, rebuilt, wireFor } from './http-reply.js';
+import type { HttpReply, RunEventInput } from '../core/events.js';
+import type { LlmRequest, LlmResponse } from '../core/llm.js';
+import type { ChatMessage } from '../core/messages.js';
+import type { Redactor } from '../core/redact.js';
+import { requestDelta, requestHash } from '../agent/request-delta.js';
+import { parseRetryAfter } from '../llm/retry-after.js';
+import { agentctlError, bodyValue, describe, keptHeaders, passHeaders, rebuilt, wireFor } from '../llm/transport/http-reply.js';
 import { recordExchange } from './exchange-recorder.js';
+import type { FetchLike } from './fetch-like.js';
 import { recordableUrl, type CallSlot, type RecordingSession } from './recording-session.js';
-import { SseReader, type RawSseEvent } from '../../core/sse.js';
-import type { ModelWire, WireStream } from './wire.js';
-
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+import { SseReader, type RawSseEvent } from '../core/sse.js';
+import type { ModelWire, WireStream } from '../llm/transport/wire.js';
 
 export interface RecordingFetchOptions {
   /** Where requests really go. Default: the global `fetch`. */

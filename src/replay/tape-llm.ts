@@ -14,8 +14,8 @@ import type { LlmChunkEvent, RunEvent, WarningEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { LlmError } from '../core/llm-error.js';
 import type { AssistantMessage } from '../core/messages.js';
-import { attemptsOf } from '../replay/call-tape.js';
-import { patchedResponse } from '../replay/replay-engine.js';
+import { attemptsOf } from './call-tape.js';
+import { patchedResponse } from './replay-engine.js';
 
 export interface TapeLlmOptions {
   /** The recorded events of one iteration (step), which the replay has loaded. */

@@ -1,16 +1,16 @@
 /**
  * replayOpenAI: the convenience for an agent written on the `openai` SDK. It returns a real
- * `OpenAI` client whose `fetch` answers from a recorded run (transport/library.ts): content-matched,
+ * `OpenAI` client whose `fetch` answers from a recorded run (record-replay.ts): content-matched,
  * with patches, strict mode and a live fallback, and `replay` to read what happened. No network is
  * used unless the fallback is live.
  */
 import OpenAI, { type ClientOptions } from 'openai';
 import type { RunMeta } from '../core/run-meta.js';
 import type { ReplayState } from '../replay/replay-engine.js';
-import { replay, type Fallback, type ReplayOptions } from './transport/library.js';
-import type { FetchLike } from './transport/recording-fetch.js';
-import type { ToolFunction, ToolPolicy } from './transport/recorded-tool.js';
-import type { FinishOptions } from './transport/recording-session.js';
+import { replay, type Fallback, type ReplayOptions } from './record-replay.js';
+import type { FetchLike } from './fetch-like.js';
+import type { ToolFunction, ToolPolicy } from './recorded-tool.js';
+import type { FinishOptions } from './recording-session.js';
 
 export interface ReplayOpenAIOptions extends Omit<ReplayOptions, 'fallback'> {
   /** When the tape runs out: as for `replay()`, or a real client to send the calls to (its base URL, key and fetch). */

@@ -2,9 +2,9 @@
  * Calls that are not model calls, recorded at the transport as opaque `http_exchange` pairs (see
  * recording-fetch.ts): the reply passed on as it arrives and recorded whole when it ends.
  */
-import type { Redactor } from '../../core/redact.js';
-import { describe, keptHeaders, MAX_RECORDED_BODY, passHeaders, readExchangeRequest, rebuilt, recordedBody } from './http-reply.js';
-import type { FetchLike } from './recording-fetch.js';
+import type { Redactor } from '../core/redact.js';
+import { describe, keptHeaders, MAX_RECORDED_BODY, passHeaders, readExchangeRequest, rebuilt, recordedBody } from '../llm/transport/http-reply.js';
+import type { FetchLike } from './fetch-like.js';
 import { recordableUrl, type RecordingSession } from './recording-session.js';
 
 /**

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent, ToolCallEvent, ToolResultEvent } from '../../core/events.js';
-import { createRedactor } from '../../core/redact.js';
-import { readCallTape } from '../../replay/call-tape.js';
-import { TapeStore } from '../../tape/tape-store.js';
+import type { RunEvent, ToolCallEvent, ToolResultEvent } from '../core/events.js';
+import { createRedactor } from '../core/redact.js';
+import { readCallTape } from '../replay/call-tape.js';
+import { TapeStore } from '../tape/tape-store.js';
 import { recordingTool, replayingTool, ToolNotReplayedError } from './recorded-tool.js';
 import { RecordingSession } from './recording-session.js';
 
