@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Level } from 'level';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { StoreWriteError } from '../src/core/errors.js';
+import { IoError } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
 import { Journal, listJournals } from '../src/tape/journal.js';
 import { eventKey } from '../src/tape/store-events.js';
@@ -261,7 +261,7 @@ it('does not replay the journal of a run marked complete: its events were made d
   expect(listJournals(store)).toEqual([]);
 });
 
-it('a journal that cannot be written is a one-line store error (exit 2), and the run keeps what it had', async () => {
+it('a journal that cannot be written is a one-line I/O error (AGENTCTL_IO, exit 12), and the run keeps what it had', async () => {
   const store = join(dir, 'unwritable');
   const opened = await TapeStore.open(store);
   const run = await opened.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
@@ -274,8 +274,9 @@ it('a journal that cannot be written is a one-line store error (exit 2), and the
     error = caught;
   }
   await opened.close();
-  expect(error).toBeInstanceOf(StoreWriteError);
-  expect((error as StoreWriteError).exitCode).toBe(2);
+  expect(error).toBeInstanceOf(IoError);
+  expect((error as IoError).code).toBe('AGENTCTL_IO');
+  expect((error as IoError).exitCode).toBe(12);
   expect((error as Error).message).toMatch(new RegExp(`^cannot write to the store ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: EEXIST`));
   expect((error as Error).message).not.toContain('\n');
 });
