@@ -53,9 +53,11 @@ export { createRedactor, runRedactor, REDACTED, type Redactor, type RedactorOpti
 // Clocks and randomness for deterministic runs.
 export { ManualClock, seededRandom, systemClock, type Clock, type Random } from './core/clock.js';
 
-// Errors: every expected failure is an AgentctlError with its exit code.
+// Errors: every expected failure is an AgentctlError with a stable `code` and its exit code
+// (README, "Error codes"). ToolNotReplayedError is exported above, with the recorded tools.
 export {
-  AgentctlError, isAgentctlError, UsageError, TapeFormatError, TapeExhaustedError, NotFoundError, StoreLockedError,
+  AgentctlError, isAgentctlError, InvalidOptionError, IoError, NotFoundError, StoreLockedError, TapeExhaustedError, TapeFormatError,
+  UnexpectedError, UsageError, type ErrorCode,
 } from './core/errors.js';
 export { LlmError, isLlmError, type LlmErrorData } from './core/llm-error.js';
 

@@ -164,8 +164,8 @@ describe('a drifted, a truncated and a corrupt tape', () => {
     const budgetLine = lines.findIndex((l) => l.includes('"type":"budget"')) + 1;
     const toolLine = lines.findIndex((l) => l.includes('"type":"tool_call"')) + 1;
     expect(report.results).toEqual([
-      expect.objectContaining({ tape: 'bad/corrupt.tape.jsonl', outcome: 'invalid', line: budgetLine }),
-      expect.objectContaining({ tape: 'bad/truncated.tape.jsonl', outcome: 'invalid', line: toolLine }),
+      expect.objectContaining({ tape: 'bad/corrupt.tape.jsonl', outcome: 'invalid', code: 'AGENTCTL_TAPE_INVALID', line: budgetLine }),
+      expect.objectContaining({ tape: 'bad/truncated.tape.jsonl', outcome: 'invalid', code: 'AGENTCTL_TAPE_INVALID', line: toolLine }),
     ]);
     expect(report.results[0]?.message).toMatch(new RegExp(`^line ${budgetLine}: invalid event`));
   });
@@ -186,6 +186,21 @@ describe('a drifted, a truncated and a corrupt tape', () => {
       expect(result.code, args.join(' ')).toBe(code);
       expect(result.stderr.split('\n')[0], args.join(' ')).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe('report files', () => {
+  it('one that cannot be written is one line: exit 12 for a full disk, 2 for a directory that does not exist', async () => {
+    const cases: [string, number, RegExp][] = [
+      ['json:/dev/full', 12, /^agentctl: cannot write \/dev\/full: no space left on the device \(ENOSPC\)\n/],
+      ['junit:no-such-dir/report.xml', 2, /^agentctl: cannot write no-such-dir\/report.xml: its directory does not exist\n/],
+    ];
+    for (const [reporter, code, message] of cases) {
+      const result = await runCli(['ci', DEMO, '--reporter', reporter], { cwd: dir, env: offline });
+      expect(result.code, reporter).toBe(code);
+      expect(result.stderr, reporter).toMatch(message);
+      expect(result.stderr, reporter).not.toMatch(/\n\s+at /);
     }
   });
 });

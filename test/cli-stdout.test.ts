@@ -108,7 +108,7 @@ describe('standard output', () => {
     expect(direct.stdout).toBe(plain.stdout);
   });
 
-  it('an output that cannot be written (a full disk) is one line and exit 2, directly or through the stream', async () => {
+  it('an output that cannot be written (a full disk) is one line and exit 12, directly or through the stream', async () => {
     expect(existsSync('/dev/full'), 'this test needs /dev/full (Linux)').toBe(true);
     const commands = [
       ['ls', '--store', store], // written directly
@@ -117,7 +117,7 @@ describe('standard output', () => {
     for (const args of commands) {
       const full = openSync('/dev/full', 'w');
       const result = await run([BIN, ...args], { into: full }).finally(() => closeSync(full));
-      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(12);
       expect(result.stderr, args[0]).toMatch(/^agentctl: cannot write to standard output: ENOSPC\b.*\n$/);
     }
   });

@@ -86,6 +86,10 @@ describe('a library-recorded run in the CLI', () => {
     expect(ci.code).not.toBe(0);
     expect(ci.stdout + ci.stderr).toMatch(/recorded by the library/);
     expect(ci.stdout + ci.stderr).toMatch(/replayOpenAI\(\) or replay\(\)/);
+    // The JSON report gives the code of the error that stopped the tape.
+    const json = await runCli(['ci', corpus, '--reporter', 'json']);
+    const report = JSON.parse(json.stdout) as { results: { outcome: string; code?: string; message: string }[] };
+    expect(report.results).toEqual([expect.objectContaining({ outcome: 'error', code: 'AGENTCTL_INVALID_OPTION', message: expect.stringMatching(/recorded by the library/) as unknown })]);
   });
 
   it('is viewed as its events without a terminal', async () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/agent/load-config.js';
 import { prepareRun } from '../src/library/run-agent.js';
 import { checkSandbox } from '../src/agent/tool-registry.js';
-import { UsageError } from '../src/core/errors.js';
+import { InvalidOptionError } from '../src/core/errors.js';
 import { decisions, ofType, toolMessages, useLoopHarness } from './support/loop-harness.js';
 
 const harness = useLoopHarness();
@@ -70,7 +70,7 @@ describe('the exec_shell sandbox in the loop', () => {
   it('checkSandbox refuses a live run up front when exec_shell would be sandboxed and bwrap is missing', async () => {
     const noBwrap = { PATH: '/nonexistent' };
     const attempt = checkSandbox(parseConfig({}, 'config'), noBwrap);
-    await expect(attempt).rejects.toBeInstanceOf(UsageError);
+    await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(attempt).rejects.toThrow('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed');
     await expect(attempt).rejects.toMatchObject({ hint: expect.stringContaining('apt-get install bubblewrap') as string });
     await expect(checkSandbox(parseConfig({ sandbox: 'none' }, 'config'), noBwrap)).resolves.toBeUndefined();
@@ -98,10 +98,10 @@ describe('tool time limits', () => {
     run.server.assertConsumed();
   });
 
-  it('toolTimeouts naming a tool that is not enabled is a usage error before any model call', async () => {
+  it('toolTimeouts naming a tool that is not enabled is an invalid option before any model call', async () => {
     const ws = await harness.workspace();
     const attempt = prepareRun({ task: 't', workspace: ws, config: { tools: ['read_file'], toolTimeouts: { exec_shell: 1000 } } });
-    await expect(attempt).rejects.toBeInstanceOf(UsageError);
+    await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(attempt).rejects.toThrow("config 'toolTimeouts' names 'exec_shell', not an enabled tool");
   });
 });

@@ -85,7 +85,7 @@ describe('agentctl record', () => {
     await writeFile(file, 'x');
     const result = await runCli(['record', '--task', 'x', '--workspace', file, '--base-url', 'http://127.0.0.1:9/v1', '--store', join(dir, 'ws-file-store')], { env: noKey });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--workspace .* is not a directory/);
+    expect(result.stderr).toMatch(/^agentctl: the workspace .* is not a directory\n/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Level } from 'level';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { StoreWriteError } from '../src/core/errors.js';
+import { IoError, storeWriteFailed } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
 import { Journal, listJournals } from '../src/tape/journal.js';
+import { recoverJournals } from '../src/tape/journal-recovery.js';
 import { eventKey } from '../src/tape/store-events.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 
@@ -261,7 +262,7 @@ it('does not replay the journal of a run marked complete: its events were made d
   expect(listJournals(store)).toEqual([]);
 });
 
-it('a journal that cannot be written is a one-line store error (exit 2), and the run keeps what it had', async () => {
+it('a journal that cannot be written is a one-line I/O error (AGENTCTL_IO, exit 12), and the run keeps what it had', async () => {
   const store = join(dir, 'unwritable');
   const opened = await TapeStore.open(store);
   const run = await opened.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
@@ -274,8 +275,29 @@ it('a journal that cannot be written is a one-line store error (exit 2), and the
     error = caught;
   }
   await opened.close();
-  expect(error).toBeInstanceOf(StoreWriteError);
-  expect((error as StoreWriteError).exitCode).toBe(2);
+  expect(error).toBeInstanceOf(IoError);
+  expect((error as IoError).code).toBe('AGENTCTL_IO');
+  expect((error as IoError).exitCode).toBe(12);
   expect((error as Error).message).toMatch(new RegExp(`^cannot write to the store ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: EEXIST`));
   expect((error as Error).message).not.toContain('\n');
+});
+
+it('a store that cannot be written while a journal is put back is an I/O error (exit 12), not bad store data, and the journal stays', async () => {
+  const store = join(dir, 'recovery-fails');
+  const opened = await TapeStore.open(store);
+  const run = await opened.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
+  await opened.close();
+  const journal = Journal.open(store, run.id);
+  journal.append([warning(0), warning(1)], true);
+  journal.close();
+  // LevelDB refusing the write as a full disk would (a full disk cannot be made here).
+  const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+  const error = await recoverJournals(store, {
+    status: () => Promise.resolve('incomplete'),
+    put: () => Promise.reject(storeWriteFailed(store, full)),
+    flush: () => Promise.resolve(),
+  }, () => undefined).then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(IoError);
+  expect(error).toMatchObject({ code: 'AGENTCTL_IO', exitCode: 12, message: `cannot write to the store ${store}: ENOSPC: no space left on device, write` });
+  expect(listJournals(store)).toHaveLength(1);
 });

@@ -497,6 +497,7 @@ describe('a patch that makes the run longer, continued live', () => {
     let sent = 0;
     const send = rep.recordTool('send_email', async (to: string) => ++sent && `sent to ${to}`, { mutating: true });
     await expect(send('bob@example.com')).rejects.toBeInstanceOf(ToolNotReplayedError);
+    await expect(send('bob@example.com')).rejects.toMatchObject({ code: 'AGENTCTL_TOOL_NOT_REPLAYED', exitCode: 8 });
     expect(sent).toBe(0);
   });
 });

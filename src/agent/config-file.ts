@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { NotFoundError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError } from '../core/errors.js';
+import { readFailure } from '../core/fs-failure.js';
 import type { AgentConfig } from './config.js';
 import { quickConfig } from './quick-config-check.js';
 
@@ -20,8 +21,8 @@ export async function checkConfig(value: unknown, source: string): Promise<Agent
 
 /**
  * Read a config file. A missing file is fine when it is only the default name (`required` false):
- * then every default applies. A missing file that was asked for is exit 10; bad JSON or a bad
- * field is exit 2.
+ * then every default applies. A missing file that was asked for is exit 10; bad JSON, a bad field
+ * or a path that is no file to read (a directory) is exit 2; a disk that fails the read, exit 12.
  */
 export async function loadConfigFile(path: string, required: boolean): Promise<AgentConfig> {
   let text: string;
@@ -32,13 +33,13 @@ export async function loadConfigFile(path: string, required: boolean): Promise<A
       if (!required) return checkConfig({}, 'default config');
       throw new NotFoundError(`no config file ${path}`);
     }
-    throw error;
+    throw readFailure(path, error);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${path}: not valid JSON (${(error as Error).message})`);
+    throw new InvalidOptionError(`${path}: not valid JSON (${(error as Error).message})`);
   }
   return checkConfig(json, path);
 }

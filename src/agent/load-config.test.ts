@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NotFoundError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError } from '../core/errors.js';
 import { DEFAULT_TOOLS } from './config.js';
 import { loadConfigFile } from './config-file.js';
 import { applyOverrides, parseConfig } from './load-config.js';
@@ -20,15 +20,15 @@ async function tempFile(name: string, text: string): Promise<string> {
   return file;
 }
 
-/** The UsageError `fn` throws (fails the test if it throws anything else, or nothing). */
-function usageError(fn: () => unknown): UsageError {
+/** The InvalidOptionError `fn` throws (fails the test if it throws anything else, or nothing). */
+function invalidOption(fn: () => unknown): InvalidOptionError {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    return error as InvalidOptionError;
   }
-  throw new Error('expected a UsageError, nothing was thrown');
+  throw new Error('expected an InvalidOptionError, nothing was thrown');
 }
 
 describe('parseConfig', () => {
@@ -73,17 +73,17 @@ describe('parseConfig', () => {
     [{ prices: { 'my-model': { input: -1, output: 1 } } }, "field 'prices.my-model.input'"],
     [{ toolTimeouts: { exec_shell: 0 } }, "field 'toolTimeouts.exec_shell'"],
     [[], "field '(root)'"],
-  ])('a bad field is a UsageError (exit 2) naming the field: %j', (value, named) => {
-    const error = usageError(() => parseConfig(value, 'agentctl.config.json'));
+  ])('a bad field is an InvalidOptionError (exit 2) naming the field: %j', (value, named) => {
+    const error = invalidOption(() => parseConfig(value, 'agentctl.config.json'));
     expect(error.message).toContain('agentctl.config.json: ');
     expect(error.message).toContain(named);
     expect(error.exitCode).toBe(2);
   });
 
   it('an unknown field is refused by name, at the top and nested', () => {
-    expect(usageError(() => parseConfig({ modle: 'x' }, 'c.json')).message).toBe("c.json: unknown field 'modle'");
-    expect(usageError(() => parseConfig({ limits: { maxStep: 3 } }, 'c.json')).message).toBe("c.json: unknown field 'limits.maxStep'");
-    expect(usageError(() => parseConfig({ prices: { m: { input: 1, output: 1, cached: 1 } } }, 'c.json')).message).toBe(
+    expect(invalidOption(() => parseConfig({ modle: 'x' }, 'c.json')).message).toBe("c.json: unknown field 'modle'");
+    expect(invalidOption(() => parseConfig({ limits: { maxStep: 3 } }, 'c.json')).message).toBe("c.json: unknown field 'limits.maxStep'");
+    expect(invalidOption(() => parseConfig({ prices: { m: { input: 1, output: 1, cached: 1 } } }, 'c.json')).message).toBe(
       "c.json: unknown field 'prices.m.cached'",
     );
   });
@@ -108,7 +108,7 @@ describe('loadConfigFile', () => {
 
   it('bad JSON and bad fields are usage errors naming the file', async () => {
     const broken = await tempFile('broken.json', '{ "model": ');
-    await expect(loadConfigFile(broken, true)).rejects.toThrow(UsageError);
+    await expect(loadConfigFile(broken, true)).rejects.toThrow(InvalidOptionError);
     await expect(loadConfigFile(broken, true)).rejects.toThrow(`${broken}: not valid JSON`);
     const bad = await tempFile('bad.json', JSON.stringify({ limits: { timeoutMs: -1 } }));
     await expect(loadConfigFile(bad, true)).rejects.toThrow(`${bad}: field 'limits.timeoutMs'`);
@@ -161,8 +161,8 @@ describe('applyOverrides (--set key=value)', () => {
     ['limits..maxSteps=3', "--set: bad key 'limits..maxSteps'"],
     ['__proto__.polluted=1', "--set: bad key '__proto__.polluted'"],
     ['guardrails.constructor=1', "--set: bad key 'guardrails.constructor'"],
-  ])('bad syntax is a UsageError: %s', (override, message) => {
-    expect(usageError(() => applyOverrides(base, [override])).message).toBe(message);
+  ])('bad syntax is an InvalidOptionError: %s', (override, message) => {
+    expect(invalidOption(() => applyOverrides(base, [override])).message).toBe(message);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
@@ -172,8 +172,8 @@ describe('applyOverrides (--set key=value)', () => {
     ['nope.deeper=1', "--set: unknown key 'nope.deeper'"],
     ['model.name=x', "--set: unknown key 'model.name'"],
     ['guardrails.maxRepeatedToolSteps.x=1', "--set: unknown key 'guardrails.maxRepeatedToolSteps.x'"],
-  ])('an unknown key is a UsageError naming it: %s', (override, message) => {
-    expect(usageError(() => applyOverrides(base, [override])).message).toBe(message);
+  ])('an unknown key is an InvalidOptionError naming it: %s', (override, message) => {
+    expect(invalidOption(() => applyOverrides(base, [override])).message).toBe(message);
   });
 
   it.each([
@@ -182,21 +182,21 @@ describe('applyOverrides (--set key=value)', () => {
     ['stream=yes', "--set: field 'stream'"],
     ['tools=[1]', "--set: field 'tools.0'"],
     ['context.strategy=forget', "--set: field 'context.strategy'"],
-  ])('a bad value is a UsageError naming the field: %s', (override, message) => {
-    expect(usageError(() => applyOverrides(base, [override])).message).toContain(message);
+  ])('a bad value is an InvalidOptionError naming the field: %s', (override, message) => {
+    expect(invalidOption(() => applyOverrides(base, [override])).message).toContain(message);
   });
 });
 
 describe('redact patterns and the sandbox in the config', () => {
   it('refuses a pattern that is not a regular expression, as a usage error naming the field', () => {
     expect(() => parseConfig({ redact: ['ok-[0-9]+', '('] }, 'config')).toThrow(/field 'redact\.1': not a valid regular expression: \(/);
-    expect(() => applyOverrides(parseConfig({}, 'config'), ['redact=["("]'])).toThrow(UsageError);
+    expect(() => applyOverrides(parseConfig({}, 'config'), ['redact=["("]'])).toThrow(InvalidOptionError);
   });
 
   it('confines exec_shell by default, network off; "none" and network true are the ways out', () => {
     expect(parseConfig({}, 'config').sandbox).toEqual({ network: false });
     expect(parseConfig({ sandbox: 'none' }, 'config').sandbox).toBe('none');
     expect(applyOverrides(parseConfig({}, 'config'), ['sandbox.network=true']).sandbox).toEqual({ network: true });
-    expect(() => parseConfig({ sandbox: 'docker' }, 'config')).toThrow(UsageError);
+    expect(() => parseConfig({ sandbox: 'docker' }, 'config')).toThrow(InvalidOptionError);
   });
 });

@@ -5,7 +5,7 @@
  * cannot vouch for a value, so a replay's start-up does not pay for zod.
  */
 import type { z } from 'zod';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { agentConfigSchema, type AgentConfig } from './config.js';
 import { quickConfig } from './quick-config-check.js';
 
@@ -15,7 +15,7 @@ export function parseConfig(value: unknown, source: string): AgentConfig {
   const quick = quickConfig(value);
   if (quick !== undefined) return quick;
   const result = agentConfigSchema().safeParse(value);
-  if (!result.success) throw new UsageError(`${source}: ${describe(result.error)}`);
+  if (!result.success) throw new InvalidOptionError(`${source}: ${describe(result.error)}`);
   return result.data;
 }
 
@@ -42,20 +42,20 @@ export function applyOverrides(config: AgentConfig, overrides: readonly string[]
   const draft = structuredClone(config) as unknown as Record<string, unknown>;
   for (const override of overrides) {
     const eq = override.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--set expects key=value, got '${override}'`);
+    if (eq <= 0) throw new InvalidOptionError(`--set expects key=value, got '${override}'`);
     const path = override.slice(0, eq).split('.');
     const raw = override.slice(eq + 1);
     let target = draft;
     for (const [i, part] of path.entries()) {
       if (part === '' || part === '__proto__' || part === 'constructor' || part === 'prototype') {
-        throw new UsageError(`--set: bad key '${path.join('.')}'`);
+        throw new InvalidOptionError(`--set: bad key '${path.join('.')}'`);
       }
       if (i === path.length - 1) {
         target[part] = typeof target[part] === 'string' ? stringValue(raw) : parseValue(raw);
       } else {
         const next = target[part];
         if (next === undefined || typeof next !== 'object' || next === null || Array.isArray(next)) {
-          throw new UsageError(`--set: unknown key '${path.join('.')}'`);
+          throw new InvalidOptionError(`--set: unknown key '${path.join('.')}'`);
         }
         target = next as Record<string, unknown>;
       }

@@ -4,7 +4,7 @@
  * load the openai SDK.
  */
 import { resolve } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { ToolRegistry, findBwrap, loadCustomTools, type Tool } from '../tools/index.js';
 import type { AgentConfig } from './config.js';
 
@@ -16,7 +16,7 @@ export async function buildRegistry(config: AgentConfig, configDir: string): Pro
   // A limit for a tool that is not enabled is a typo; silently ignoring it would leave the default limit.
   const unknown = Object.keys(config.toolTimeouts).filter((name) => !names.includes(name));
   if (unknown.length > 0) {
-    throw new UsageError(`config 'toolTimeouts' names ${unknown.map((n) => `'${n}'`).join(', ')}, not an enabled tool`, {
+    throw new InvalidOptionError(`config 'toolTimeouts' names ${unknown.map((n) => `'${n}'`).join(', ')}, not an enabled tool`, {
       hint: `enabled tools: ${names.join(', ')}`,
     });
   }
@@ -24,14 +24,14 @@ export async function buildRegistry(config: AgentConfig, configDir: string): Pro
 }
 
 /**
- * For a run about to start live: a UsageError when its `exec_shell` would be sandboxed and
+ * For a run about to start live: an InvalidOptionError when its `exec_shell` would be sandboxed and
  * bubblewrap is not installed — better said once, before any model call, than as a failure of
  * every command the model tries. (`exec_shell` itself refuses the same way, call by call.)
  */
 export async function checkSandbox(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (config.sandbox === 'none' || !config.tools.includes('exec_shell')) return;
   if ((await findBwrap(env['PATH'])) !== undefined) return;
-  throw new UsageError('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed', {
+  throw new InvalidOptionError('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed', {
     hint: 'install it (apt-get install bubblewrap), or set "sandbox": "none" in the config to run exec_shell unconfined',
   });
 }

@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Tty from 'node:tty';
+import { IoError } from '../core/errors.js';
 
 /** Flags every command accepts (README, "Commands"). */
 export interface GlobalOptions {
@@ -86,13 +87,15 @@ const tty = (): typeof Tty => (ttyModule ??= createRequire(import.meta.url)('nod
 
 /**
  * Standard output could not be written. A closed pipe (`agentctl … | head`) ends the output quietly,
- * as for any Unix tool; anything else (a full disk, an I/O error) is one line and exit 2, like any
- * other path the command cannot use. Either way the process ends here: the output cannot go on.
+ * as for any Unix tool; anything else (a full disk, an I/O error) is one line and the exit code of
+ * an IoError. Either way the process ends here: the output cannot go on, and this may run where
+ * nothing can catch a throw (a stream's error event, the process's exit).
  */
 function outputFailed(error: NodeJS.ErrnoException): never {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  writeSync(2, `agentctl: cannot write to standard output: ${error.message}\n`);
-  process.exit(2);
+  const failure = new IoError(`cannot write to standard output: ${error.message}`, { cause: error });
+  writeSync(2, `agentctl: ${failure.message}\n`);
+  process.exit(failure.exitCode);
 }
 
 /**

@@ -1,26 +1,69 @@
 /**
- * The error family of agentctl. Every expected failure is an `AgentctlError` subclass with a fixed
- * exit code (README, "Exit codes"); the CLI's single top-level handler prints `message` (and
- * `hint`) on one line and exits with `exitCode`. Anything else is a bug: stack printed, exit 1.
+ * The error family of agentctl. Every expected failure is an `AgentctlError` subclass with a stable
+ * string `code` — what a program branches on, never the message — and the exit code the CLI ends
+ * with (README, "Error codes"). The CLI's single top-level handler prints `message` (and `hint`) on
+ * one line and exits with `exitCode`. Anything else is a bug: stack printed, exit 1.
  */
-export class AgentctlError extends Error {
+
+/** Every error code, with the exit code the CLI ends with for it. */
+const EXIT_CODES = {
+  AGENTCTL_UNEXPECTED: 1,
+  AGENTCTL_USAGE: 2,
+  AGENTCTL_INVALID_OPTION: 2,
+  AGENTCTL_TAPE_EXHAUSTED: 8,
+  AGENTCTL_TOOL_NOT_REPLAYED: 8,
+  AGENTCTL_TAPE_INVALID: 9,
+  AGENTCTL_NOT_FOUND: 10,
+  AGENTCTL_STORE_LOCKED: 11,
+  AGENTCTL_IO: 12,
+} as const;
+
+/** The `code` of an AgentctlError: one per error class, stable across versions. */
+export type ErrorCode = keyof typeof EXIT_CODES;
+
+/** Every error code, in the order of their exit codes. */
+export const ERROR_CODES = Object.keys(EXIT_CODES) as readonly ErrorCode[];
+
+interface ErrorOptions {
+  hint?: string;
+  cause?: unknown;
+}
+
+/** The base of every expected failure; each kind of failure is a subclass with a code of its own. */
+export abstract class AgentctlError extends Error {
+  /** What went wrong, as a stable string to branch on (README, "Error codes"). */
+  readonly code: ErrorCode;
   /** Process exit code for this failure. */
   readonly exitCode: number;
   /** An optional second line telling the user what to do next. */
   readonly hint: string | undefined;
 
-  constructor(message: string, exitCode: number, options: { hint?: string; cause?: unknown } = {}) {
+  protected constructor(message: string, code: ErrorCode, options: ErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.exitCode = exitCode;
+    this.code = code;
+    this.exitCode = EXIT_CODES[code];
     this.hint = options.hint;
   }
 }
 
-/** Bad flag, bad `--patch`/`--set` syntax, bad config, missing input (exit 2). */
+/**
+ * The command line is wrong: a bad flag or combination of flags, a missing input, `--tui` without a
+ * terminal (exit 2). Only the CLI throws it; the library's own is InvalidOptionError.
+ */
 export class UsageError extends AgentctlError {
-  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super(message, 2, options);
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, 'AGENTCTL_USAGE', options);
+  }
+}
+
+/**
+ * A value passed in is not valid: an option, a config field or override, a patch, a redact pattern,
+ * a path that cannot be used (exit 2).
+ */
+export class InvalidOptionError extends AgentctlError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, 'AGENTCTL_INVALID_OPTION', options);
   }
 }
 
@@ -33,7 +76,7 @@ export function exhaustedMessage(iteration: number): string {
 export class TapeExhaustedError extends AgentctlError {
   readonly iteration: number;
   constructor(iteration: number) {
-    super(exhaustedMessage(iteration), 8, { hint: 'use --fallback live to continue against a real model' });
+    super(exhaustedMessage(iteration), 'AGENTCTL_TAPE_EXHAUSTED', { hint: 'use --fallback live to continue against a real model' });
     this.iteration = iteration;
   }
 }
@@ -46,42 +89,60 @@ export class TapeFormatError extends AgentctlError {
   readonly detail: string;
   constructor(detail: string, where: { file?: string; line?: number } = {}, options: { cause?: unknown } = {}) {
     const place = where.file === undefined ? '' : where.line === undefined ? `${where.file}: ` : `${where.file}:${where.line}: `;
-    super(`${place}${detail}`, 9, options);
+    super(`${place}${detail}`, 'AGENTCTL_TAPE_INVALID', options);
     this.file = where.file;
     this.line = where.line;
     this.detail = detail;
   }
 }
 
-/** A run id or tape file that does not exist (exit 10). */
+/** A run id, tape file or config file that does not exist (exit 10). */
 export class NotFoundError extends AgentctlError {
   constructor(message: string, options: { hint?: string } = {}) {
-    super(message, 10, options);
-  }
-}
-
-/**
- * The store cannot be written (disk full, an I/O error) while recording or importing (exit 2, as a
- * store path that cannot be used). What was written before is kept: the run is listed `incomplete`.
- */
-export class StoreWriteError extends AgentctlError {
-  constructor(dir: string, cause: unknown) {
-    const code = (cause as { code?: unknown } | null)?.code;
-    const what = cause instanceof Error ? cause.message : String(cause);
-    super(`cannot write to the store ${dir}: ${typeof code === 'string' && !what.includes(code) ? `${code}: ` : ''}${what}`, 2, {
-      hint: 'free some space or fix the disk; what was recorded so far is kept (the run is listed as incomplete)',
-      cause,
-    });
+    super(message, 'AGENTCTL_NOT_FOUND', options);
   }
 }
 
 /** The store is held by another agentctl process (exit 11). */
 export class StoreLockedError extends AgentctlError {
   constructor(dir: string) {
-    super(`the store ${dir} is in use by another agentctl process`, 11, {
+    super(`the store ${dir} is in use by another agentctl process`, 'AGENTCTL_STORE_LOCKED', {
       hint: 'wait for it to finish, or pass --store <dir> to use another store',
     });
   }
+}
+
+/**
+ * The store, a file or standard output could not be written or read: disk full, an I/O error
+ * (exit 12). Not the user's input: the same command may succeed once the disk does.
+ */
+export class IoError extends AgentctlError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, 'AGENTCTL_IO', options);
+  }
+}
+
+/**
+ * A failure outside agentctl that it cannot carry on from, reported in one line instead of a stack:
+ * the terminal UI failed, the proxy cannot listen (exit 1, as a bug).
+ */
+export class UnexpectedError extends AgentctlError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, 'AGENTCTL_UNEXPECTED', options);
+  }
+}
+
+/**
+ * The store cannot be written while recording or importing (disk full, an I/O error). What was
+ * written before is kept: the run is listed `incomplete`.
+ */
+export function storeWriteFailed(dir: string, cause: unknown): IoError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const what = cause instanceof Error ? cause.message : String(cause);
+  return new IoError(`cannot write to the store ${dir}: ${typeof code === 'string' && !what.includes(code) ? `${code}: ` : ''}${what}`, {
+    hint: 'free some space or fix the disk; what was recorded so far is kept (the run is listed as incomplete)',
+    cause,
+  });
 }
 
 /** True for any agentctl error; narrows `unknown` in catch blocks. */

@@ -47,13 +47,13 @@ interface Matcher {
   group: number;
 }
 
-/** Compile `--redact` patterns; a bad one is reported with its text. */
+/** Compile redact patterns (`--redact`, the config's and the library's `redact`); a bad one is reported with its text. */
 export function compilePatterns(patterns: readonly string[]): RegExp[] {
   return patterns.map((source) => {
     try {
       return new RegExp(source, 'gd');
     } catch (error) {
-      throw new SyntaxError(`bad --redact pattern '${source}': ${(error as Error).message}`);
+      throw new SyntaxError(`bad redact pattern '${source}': ${(error as Error).message}`);
     }
   });
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 
 /** LoopGuard thresholds (docs/guardrails.md §4). */
 export interface LoopGuardConfig {
@@ -37,7 +37,7 @@ export const DEFAULT_LOOP_GUARDRAILS_CONFIG: Readonly<LoopGuardrailsConfig> = Ob
 
 /**
  * Defaults filled in and every value checked. The values usually come from a config file or a
- * `--set guardrails.x=…` what-if, so a bad one is the user's to fix (UsageError, exit 2) and is
+ * `--set guardrails.x=…` what-if, so a bad one is the user's to fix (InvalidOptionError, exit 2) and is
  * named by its config key.
  */
 export function resolveLoopGuardConfig(partial: Partial<LoopGuardConfig> = {}): LoopGuardConfig {
@@ -82,6 +82,6 @@ function nonNegativeInteger(name: string, value: number): void {
   if (!(Number.isInteger(value) && value >= 0)) throw invalid(name, value, 'a non-negative integer');
 }
 
-function invalid(name: string, value: unknown, expected: string): UsageError {
-  return new UsageError(`guardrails.${name} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+function invalid(name: string, value: unknown, expected: string): InvalidOptionError {
+  return new InvalidOptionError(`guardrails.${name} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
 }

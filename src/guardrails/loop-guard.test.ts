@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TapeFormatError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, TapeFormatError } from '../core/errors.js';
 import { callKey } from './call-key.js';
 import { LoopGuard } from './loop-guard.js';
 
@@ -198,7 +198,7 @@ describe('LoopGuard resets (docs/guardrails.md §4)', () => {
 
 describe('LoopGuard config and state', () => {
   it('refuses bad thresholds with a usage error naming the config key', () => {
-    expect(() => new LoopGuard({ identicalCallBlock: 0 })).toThrow(UsageError);
+    expect(() => new LoopGuard({ identicalCallBlock: 0 })).toThrow(InvalidOptionError);
     expect(() => new LoopGuard({ failureHalt: 2.5 })).toThrow(/guardrails\.failureHalt must be a positive integer, got 2\.5/);
     expect(new LoopGuard({ failureWarn: undefined }).config).toEqual({ identicalCallBlock: 3, failureWarn: 3, failureHalt: 8 });
     // The loop hands over its whole guardrails section; keys for other gates are not kept.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TapeFormatError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, TapeFormatError } from '../core/errors.js';
 import { LoopGuardrails } from './loop-guardrails.js';
 import { describeStep, stepSignature, stepSignatureDigest } from './step-signature.js';
 
@@ -138,7 +138,7 @@ describe('LoopGuardrails config and state', () => {
     expect(new LoopGuardrails().config).toEqual({
       maxTokensRecoveries: 2, maxRepeatedToolSteps: 3, reserveTokens: 512, reserveCostFraction: 0.1,
     });
-    expect(() => new LoopGuardrails({ maxRepeatedToolSteps: 0 })).toThrow(UsageError);
+    expect(() => new LoopGuardrails({ maxRepeatedToolSteps: 0 })).toThrow(InvalidOptionError);
     expect(() => new LoopGuardrails({ reserveCostFraction: 2 })).toThrow(/reserveCostFraction/);
     expect(() => new LoopGuardrails({ maxTokensRecoveries: -1 })).toThrow(/maxTokensRecoveries/);
   });

@@ -10,7 +10,7 @@
  *
  * Both also wrap tool functions (recordTool), so a replay never runs a side effect again.
  */
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { createRedactor, secretsFromEnv, type Redactor } from '../core/redact.js';
 import type { Clock } from '../core/clock.js';
 import type { RunMeta } from '../core/run-meta.js';
@@ -142,7 +142,7 @@ export async function replay(options: ReplayOptions, internal: { source?: 'libra
   const saveTo = options.save ?? (fallback !== 'error' ? loaded.store : undefined);
   if (fallback !== 'error' && saveTo === undefined) {
     await loaded.close();
-    throw new UsageError('replay: a live fallback needs `save` (a store or its directory) to record the live calls onto');
+    throw new InvalidOptionError('replay: a live fallback needs `save` (a store or its directory) to record the live calls onto');
   }
   // The tape is in memory now: its store stays open only to record the replay into.
   if (saveTo !== loaded.store) await loaded.close();
@@ -253,7 +253,7 @@ function keyRedactor(patterns: readonly string[], apiKey?: string | null): KeyRe
     try {
       return createRedactor({ secrets: [...keys, ...secretsFromEnv(process.env)], patterns });
     } catch (error) {
-      throw new UsageError((error as Error).message);
+      throw new InvalidOptionError((error as Error).message);
     }
   };
   let current = build();

@@ -36,7 +36,7 @@ export class ToolNotReplayedError extends AgentctlError {
   constructor(tool: string) {
     super(
       `agentctl replay: the tape has no outcome for this call of '${tool}', and it is not run again on replay (it is mutating or not idempotent; pass allowSideEffects to run it)`,
-      8,
+      'AGENTCTL_TOOL_NOT_REPLAYED',
     );
     this.name = 'ToolNotReplayedError';
   }

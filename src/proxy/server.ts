@@ -7,7 +7,7 @@
 import { StreamCut } from '../library/recording-fetch.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentctlError, UsageError } from '../core/errors.js';
+import { UnexpectedError, UsageError } from '../core/errors.js';
 import type { FetchLike } from '../library/fetch-like.js';
 import { outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
 
@@ -47,7 +47,7 @@ export class ProxyServer {
         } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') {
           reject(new UsageError(`cannot listen on ${host}:${port} (${error.code})`, { hint: 'pass --host 127.0.0.1, and a --port above 1023' }));
         } else {
-          reject(new AgentctlError(`cannot listen on ${host}:${port}: ${error.message}`, 1));
+          reject(new UnexpectedError(`cannot listen on ${host}:${port}: ${error.message}`));
         }
       };
       server.once('error', failed);

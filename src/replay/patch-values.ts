@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import type { AssistantMessage } from '../core/messages.js';
 
 /** Checks a patch file's JSON and makes it an assistant message (patches.ts: `patchMessage`). */
@@ -18,10 +18,10 @@ export function parsePatchValues(values: readonly string[], cwd: string, toMessa
   const patches = new Map<number, AssistantMessage>();
   for (const value of values) {
     const match = /^(\d+)=([\s\S]*)$/.exec(value);
-    if (match === null) throw new UsageError(`--patch expects N=text or N=@file.json, got '${value}'`);
+    if (match === null) throw new InvalidOptionError(`--patch expects N=text or N=@file.json, got '${value}'`);
     const iteration = Number(match[1]);
     const body = match[2] ?? '';
-    if (patches.has(iteration)) throw new UsageError(`--patch ${iteration} is given twice`);
+    if (patches.has(iteration)) throw new InvalidOptionError(`--patch ${iteration} is given twice`);
     patches.set(iteration, body.startsWith('@') ? fromFile(resolve(cwd, body.slice(1)), iteration, toMessage) : { role: 'assistant', content: body });
   }
   return patches;
@@ -33,7 +33,7 @@ function fromFile(path: string, iteration: number, toMessage: ToMessage): Assist
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     const reason = (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new UsageError(`--patch ${iteration}=@${path}: ${reason}`);
+    throw new InvalidOptionError(`--patch ${iteration}=@${path}: ${reason}`);
   }
   return toMessage(json, iteration, `--patch ${iteration}=@${path}`);
 }

@@ -8,7 +8,7 @@
  * (load-patches.ts), the library's `parsePatches` and `patches` option use it directly.
  */
 import { z } from 'zod';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import type { AssistantMessage, ToolCall } from '../core/messages.js';
 import { parsePatchValues } from './patch-values.js';
 
@@ -46,7 +46,7 @@ export type PatchInput =
 export function patchesFromRecord(patches: Readonly<Record<number, PatchInput>>): Map<number, AssistantMessage> {
   const out = new Map<number, AssistantMessage>();
   for (const [key, value] of Object.entries(patches)) {
-    if (!/^\d+$/.test(key)) throw new UsageError(`patch key '${key}' is not a call number (0, 1, 2, …)`);
+    if (!/^\d+$/.test(key)) throw new InvalidOptionError(`patch key '${key}' is not a call number (0, 1, 2, …)`);
     const iteration = Number(key);
     out.set(iteration, patchMessage(value, iteration, `patch ${iteration}`));
   }
@@ -59,7 +59,7 @@ export function patchMessage(value: unknown, iteration: number, label: string): 
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`${label}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new InvalidOptionError(`${label}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
   const calls: ToolCall[] = (parsed.data.tool_calls ?? []).map((call, i) => {
     const fn = 'function' in call ? call.function : call;

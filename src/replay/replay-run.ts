@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
 import { abandon, drive, isPromiseLike, nextOf, ready, run, wait, type Co } from '../core/coroutine.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
-import { TapeFormatError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, TapeFormatError } from '../core/errors.js';
 import { recordedBy, replayHint } from '../core/run-meta.js';
 import type { LlmClient, LlmRequest } from '../core/llm.js';
 import type { AssistantMessage } from '../core/messages.js';
@@ -146,14 +146,14 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const by = recordedBy(source.meta);
   if (by !== 'cli') {
     // Its model calls came from an agent agentctl does not have; running the built-in loop on it would replay nothing of it.
-    throw new UsageError(`run ${source.meta.name ?? source.meta.id} was recorded by ${by === 'proxy' ? 'agentctl proxy' : 'the library'}, not by agentctl record`, {
+    throw new InvalidOptionError(`run ${source.meta.name ?? source.meta.id} was recorded by ${by === 'proxy' ? 'agentctl proxy' : 'the library'}, not by agentctl record`, {
       hint: replayHint(source.meta, by),
     });
   }
   const config = yield* wait(replayConfig(source, options));
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
-  if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
+  if (options.speed !== undefined && !(options.speed > 0)) throw new InvalidOptionError(`speed must be a number above 0, got ${options.speed}`);
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
   const batches = source.batches === undefined ? oneByOne(source.events()) : source.batches();

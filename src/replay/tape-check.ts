@@ -8,7 +8,7 @@
  */
 import type { AgentConfig } from '../agent/config.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
-import { isAgentctlError, TapeFormatError } from '../core/errors.js';
+import { isAgentctlError, TapeFormatError, type ErrorCode } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { openTapeFile } from '../tape/tape-file.js';
@@ -56,6 +56,8 @@ export interface TapeResult {
   meta?: RunMeta;
   drift?: Drift;
   exhaustedAt?: number;
+  /** For `invalid` and `error`: the code of the error that stopped the replay (none for a bug). */
+  code?: ErrorCode;
   /** For `invalid`: the line of the tape file at fault, when known. */
   line?: number;
   whatIf?: WhatIf;
@@ -124,12 +126,12 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
     if (error instanceof TapeFormatError) {
       // The report names the tape (and line) itself: the message says only what is wrong.
       const message = error.line === undefined ? error.detail : `line ${error.line}: ${error.detail}`;
-      return done({ name, ...extra, outcome: 'invalid', message, ...(error.line === undefined ? {} : { line: error.line }) });
+      return done({ name, ...extra, outcome: 'invalid', message, code: error.code, ...(error.line === undefined ? {} : { line: error.line }) });
     }
-    const message = isAgentctlError(error)
-      ? `${error.message}${error.hint === undefined ? '' : ` (${error.hint})`}`
-      : `internal error: ${error instanceof Error ? error.message : String(error)}`;
-    return done({ name, ...extra, outcome: 'error', message });
+    if (isAgentctlError(error)) {
+      return done({ name, ...extra, outcome: 'error', message: `${error.message}${error.hint === undefined ? '' : ` (${error.hint})`}`, code: error.code });
+    }
+    return done({ name, ...extra, outcome: 'error', message: `internal error: ${error instanceof Error ? error.message : String(error)}` });
   }
 }
 

@@ -29,7 +29,7 @@ import type * as Crypto from 'node:crypto';
 import { closeSync, fdatasyncSync, fsyncSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { StoreWriteError } from '../core/errors.js';
+import { storeWriteFailed } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { nestsDeeperThan } from './json-depth.js';
 
@@ -83,7 +83,7 @@ function writing<T>(path: string, write: () => T): T {
   try {
     return write();
   } catch (error) {
-    throw new StoreWriteError(dirname(path), error);
+    throw storeWriteFailed(dirname(path), error);
   }
 }
 

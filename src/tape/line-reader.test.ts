@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TapeFormatError } from '../core/errors.js';
+import { IoError, TapeFormatError } from '../core/errors.js';
 import { readTapeLines, type LineLimits } from './line-reader.js';
 
 let dir: string;
@@ -134,7 +134,7 @@ describe('readTapeLines', () => {
     }
   });
 
-  it('gives a failed read to the caller as the error of that chunk, after the lines read before it', async () => {
+  it('gives a failed read to the caller as the error of that chunk, an IoError naming the file, after the lines read before it', async () => {
     const path = join(dir, `f${files++}`);
     await writeFile(path, '{"a":1}\n{"b":2}\n');
     const real = await open(path, 'r');
@@ -151,7 +151,10 @@ describe('readTapeLines', () => {
       const lines = readTapeLines(path, limits(), { handle: failing });
       expect((await lines.next()).value).toEqual([{ text: '{"a":1}', line: 1 }, { text: '{"b":2}', line: 2 }]);
       broken = true;
-      await expect(lines.next()).rejects.toMatchObject({ code: 'EBADF' });
+      const failure = await lines.next().then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(IoError);
+      expect(failure).toMatchObject({ code: 'AGENTCTL_IO', exitCode: 12, cause: { code: 'EBADF' } });
+      expect((failure as Error).message.startsWith(`cannot read ${path}: EBADF`), (failure as Error).message).toBe(true);
     } finally {
       await real.close();
     }

@@ -9,6 +9,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { Readable, type Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { TapeFormatError } from '../core/errors.js';
+import { readFailure } from '../core/fs-failure.js';
 import { digestedBlocks, type BlockMode } from './block-digests.js';
 
 export interface LineLimits {
@@ -54,14 +55,19 @@ export interface ReadOptions {
 /**
  * Every line of the file, blank ones included, in order, in batches: the lines that end in each
  * chunk read (so a consumer pays one async step per chunk, not per line). Gzip is detected by its
- * magic bytes.
+ * magic bytes. A file the system cannot read (an I/O error, no permission) is an agentctl error
+ * naming it (fs-failure.ts).
  */
 export async function* readTapeLines(path: string, limits: LineLimits, options: ReadOptions = {}): AsyncGenerator<TapeLine[]> {
-  const handle = options.handle ?? (await open(path, 'r'));
   try {
-    yield* linesFrom(path, handle, limits, options.blocks);
-  } finally {
-    if (options.handle === undefined) await handle.close();
+    const handle = options.handle ?? (await open(path, 'r'));
+    try {
+      yield* linesFrom(path, handle, limits, options.blocks);
+    } finally {
+      if (options.handle === undefined) await handle.close();
+    }
+  } catch (error) {
+    throw readFailure(path, error);
   }
 }
 

@@ -1,5 +1,5 @@
 /** How a run is named on the command line: by full id, unique id prefix (any case), or name. */
-import { NotFoundError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
 
 /**
@@ -12,7 +12,7 @@ export function pickRun(ref: string, matches: readonly RunMeta[]): RunMeta {
   if (byName !== undefined) return byName;
   if (matches.length === 1) return matches[0] as RunMeta;
   if (matches.length > 1) {
-    throw new UsageError(`'${ref}' matches ${matches.length} runs: ${matches.slice(0, 5).map((m) => m.id).join(', ')}`, {
+    throw new InvalidOptionError(`'${ref}' matches ${matches.length} runs: ${matches.slice(0, 5).map((m) => m.id).join(', ')}`, {
       hint: 'give more of the run id',
     });
   }

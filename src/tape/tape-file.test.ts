@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
-import { TapeFormatError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError, TapeFormatError } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { openTapeFile, validateTapeFile, writeTapeFile } from './tape-file.js';
 import { TapeStore } from './tape-store.js';
@@ -159,5 +159,26 @@ describe('portable tape files', () => {
     }
     await expect(writeTapeFile(path, meta, broken())).rejects.toThrow('store went away');
     await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a path that cannot be used is an InvalidOptionError naming it, for reading and for writing', async () => {
+    const file = join(dir, 'plain-file');
+    await writeFile(file, 'x');
+    const through = join(file, 'x.tape.jsonl');
+    await expect(openTapeFile(through)).rejects.toMatchObject({
+      constructor: InvalidOptionError, code: 'AGENTCTL_INVALID_OPTION', message: `cannot read ${through}: a part of the path is not a directory`,
+    });
+    const nowhere = join(dir, 'no-such-dir', 'x.tape.jsonl');
+    await expect(writeTapeFile(nowhere, meta, each(events))).rejects.toMatchObject({
+      constructor: InvalidOptionError, message: `cannot write ${nowhere}: its directory does not exist`,
+    });
+  });
+
+  it('a tape file removed after it was opened is not found when its events are read', async () => {
+    const path = join(dir, 'removed.tape.jsonl');
+    await writeTapeFile(path, meta, each(events));
+    const tape = await openTapeFile(path);
+    await rm(path);
+    await expect(collect(tape)).rejects.toMatchObject({ constructor: NotFoundError, code: 'AGENTCTL_NOT_FOUND', message: `no such file ${path}` });
   });
 });

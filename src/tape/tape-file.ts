@@ -9,8 +9,9 @@ import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { NotFoundError, TapeFormatError, UsageError } from '../core/errors.js';
+import { NotFoundError, TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
+import { readFailure, writeFailure } from '../core/fs-failure.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import type { CheckedTape, CheckedTapes, TapeTrust } from './checked-tapes.js';
@@ -49,10 +50,7 @@ export async function writeTapeFile(path: string, meta: RunMeta, events: AsyncIt
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
-    const code = (error as { code?: string }).code;
-    const reason = code === undefined ? undefined : WRITE_ERRORS[code];
-    if (reason !== undefined) throw new UsageError(`cannot write ${path}: ${reason}`);
-    throw error;
+    throw writeFailure(path, error);
   }
 }
 
@@ -101,17 +99,6 @@ function processExists(pid: number): boolean {
   }
 }
 
-/** File-system errors of a bad output path, as the user should read them. */
-const WRITE_ERRORS: Readonly<Record<string, string>> = {
-  ENOENT: 'its directory does not exist',
-  ENOTDIR: 'a part of the path is not a directory',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-};
-
 /** An opened tape file: its run meta, and its events streamed from disk on demand. */
 export interface TapeFile {
   path: string;
@@ -147,7 +134,7 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
     if ((error as { code?: string }).code === 'ENOENT') {
       throw new NotFoundError(`no tape file ${path}`);
     }
-    throw error;
+    throw readFailure(path, error);
   }
   let first: { text: string; meta: RunMeta } | undefined;
   for await (const [header] of readLines(path, limits)) {
@@ -159,7 +146,9 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   await checkRecordedConfig(meta.config, { file: path, line: 1 });
   async function* batches(): AsyncGenerator<RunEvent[]> {
     // One descriptor for the whole read: the file the cache is asked about is the file read.
-    const handle = await open(path, 'r');
+    const handle = await open(path, 'r').catch((error: unknown) => {
+      throw readFailure(path, error);
+    });
     try {
       const trust = options.checked == null || options.limits !== undefined ? null : await options.checked.open(handle);
       const known = trust?.known ?? null;

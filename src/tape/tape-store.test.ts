@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { Level } from 'level';
-import { NotFoundError, StoreLockedError, TapeFormatError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError, StoreLockedError, TapeFormatError } from '../core/errors.js';
 import { eventKey } from './store-events.js';
 import { TapeStore, type NewRun } from './tape-store.js';
 
@@ -147,7 +147,7 @@ function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
     await expect(store.resolveRun('nope')).rejects.toMatchObject({ exitCode: 10, hint: expect.stringContaining('agentctl ls') });
     await store.createRun(newRun());
     await store.createRun(newRun());
-    await expect(store.resolveRun('0')).rejects.toBeInstanceOf(UsageError);
+    await expect(store.resolveRun('0')).rejects.toBeInstanceOf(InvalidOptionError);
   });
 
   it('deletes a run and all its events, leaving others', async () => {
@@ -178,7 +178,7 @@ function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
 
   it('refuses to create a run id that already exists', async () => {
     const run = await store.createRun(newRun());
-    await expect(store.createRun(newRun({ id: run.id }))).rejects.toBeInstanceOf(UsageError);
+    await expect(store.createRun(newRun({ id: run.id }))).rejects.toBeInstanceOf(InvalidOptionError);
   });
 
   it('an import that fails midway leaves no events behind, and can be done again', async () => {

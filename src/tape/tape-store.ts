@@ -16,7 +16,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Level } from 'level';
-import { NotFoundError, StoreLockedError, StoreWriteError, TapeFormatError, UsageError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError, StoreLockedError, storeWriteFailed, TapeFormatError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
@@ -95,7 +95,7 @@ export class TapeStore {
     const path = resolve(dir);
     const create = options.create ?? true;
     if (existsSync(path) && !statSync(path).isDirectory()) {
-      throw new UsageError(`the store ${dir} is not a directory`, { hint: 'pass --store <dir> (or set AGENTCTL_STORE) to a directory' });
+      throw new InvalidOptionError(`the store ${dir} is not a directory`, { hint: 'pass --store <dir> (or set AGENTCTL_STORE) to a directory' });
     }
     if (!create && !TapeStore.exists(path)) {
       throw new NotFoundError(`no store at ${dir}`, { hint: 'record a run first (agentctl record), or pass --store <dir>' });
@@ -140,7 +140,7 @@ export class TapeStore {
       status: 'recording',
       tapeVersion: TAPE_VERSION,
     };
-    if ((await this.runs.get(meta.id)) !== undefined) throw new UsageError(`run ${meta.id} already exists in ${this.dir}`);
+    if ((await this.runs.get(meta.id)) !== undefined) throw new InvalidOptionError(`run ${meta.id} already exists in ${this.dir}`);
     await this.putMeta(meta);
     this.active.add(meta.id);
     return meta;
@@ -184,7 +184,7 @@ export class TapeStore {
         { sync },
       );
     } catch (error) {
-      throw new StoreWriteError(this.dir, error);
+      throw storeWriteFailed(this.dir, error);
     }
   }
 
@@ -227,7 +227,7 @@ export class TapeStore {
    */
   async putRun(meta: RunMeta, events: AsyncIterable<RunEvent>): Promise<void> {
     if ((await this.runs.get(meta.id)) !== undefined) {
-      throw new UsageError(`run ${meta.id} already exists in ${this.dir}`, { hint: `remove it first: agentctl rm ${meta.id}` });
+      throw new InvalidOptionError(`run ${meta.id} already exists in ${this.dir}`, { hint: `remove it first: agentctl rm ${meta.id}` });
     }
     await this.db.batch([{ type: 'put', sublevel: this.imports, key: meta.id, value: { startedAt: new Date().toISOString() } }], { sync: true });
     const writer = this.writer(meta.id);
@@ -265,7 +265,7 @@ export class TapeStore {
     try {
       await (this.db as unknown as Compactable).compactRange(prefix + range.gte, prefix + range.lte);
     } catch (error) {
-      throw new StoreWriteError(this.dir, error);
+      throw storeWriteFailed(this.dir, error);
     }
   }
 
@@ -362,7 +362,7 @@ export class TapeStore {
     try {
       await this.db.batch([{ type: 'put', sublevel: this.runs, key: meta.id, value: meta }], { sync: true });
     } catch (error) {
-      throw new StoreWriteError(this.dir, error);
+      throw storeWriteFailed(this.dir, error);
     }
   }
 

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { DEFAULT_CUSTOM_TIMEOUT_MS, loadCustomTools } from './custom-tools.js';
 import { executeTool } from './executor.js';
 import { ToolRegistry } from './registry.js';
@@ -19,11 +19,11 @@ async function moduleWith(source: string): Promise<[string, string]> {
   return [dir, 'tools.mjs'];
 }
 
-async function loadError(source: string): Promise<UsageError> {
+async function loadError(source: string): Promise<InvalidOptionError> {
   const [dir, file] = await moduleWith(source);
   const error = await loadCustomTools(file, dir).then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(UsageError);
-  return error as UsageError;
+  expect(error).toBeInstanceOf(InvalidOptionError);
+  return error as InvalidOptionError;
 }
 
 describe('loadCustomTools', () => {

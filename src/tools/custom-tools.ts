@@ -12,7 +12,7 @@
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import type { Tool } from './tool.js';
 
 /** Time limit of a custom tool that states none. */
@@ -25,7 +25,7 @@ function issuePath(path: readonly PropertyKey[]): string {
 
 /**
  * Load the custom tools of `modulePath` (relative to `baseDir`, normally the config file's
- * directory). Throws UsageError when the module is missing, fails to load, or exports something
+ * directory). Throws InvalidOptionError when the module is missing, fails to load, or exports something
  * that is not a valid tool list.
  */
 export async function loadCustomTools(modulePath: string, baseDir: string): Promise<Tool[]> {
@@ -33,18 +33,18 @@ export async function loadCustomTools(modulePath: string, baseDir: string): Prom
   try {
     await access(file);
   } catch (error) {
-    throw new UsageError(`custom tools module ${modulePath} not found (looked at ${file})`, { cause: error });
+    throw new InvalidOptionError(`custom tools module ${modulePath} not found (looked at ${file})`, { cause: error });
   }
   let loaded: Record<string, unknown>;
   try {
     loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`custom tools module ${modulePath} failed to load: ${reason}`, { cause: error });
+    throw new InvalidOptionError(`custom tools module ${modulePath} failed to load: ${reason}`, { cause: error });
   }
   const exported = loaded.default ?? loaded.tools;
   if (exported === undefined) {
-    throw new UsageError(`custom tools module ${modulePath} has no default export and no export named 'tools'`, {
+    throw new InvalidOptionError(`custom tools module ${modulePath} has no default export and no export named 'tools'`, {
       hint: 'export an array of tools: export default [{ name, description, parameters, run }]',
     });
   }
@@ -54,11 +54,11 @@ export async function loadCustomTools(modulePath: string, baseDir: string): Prom
   if (!result.success) {
     const issue = result.error.issues[0];
     const detail = issue === undefined ? 'invalid' : `${issuePath(issue.path)}: ${issue.message}`;
-    throw new UsageError(`custom tools module ${modulePath} is invalid: ${detail}`);
+    throw new InvalidOptionError(`custom tools module ${modulePath} is invalid: ${detail}`);
   }
   const seen = new Set<string>();
   return result.data.map((spec): Tool => {
-    if (seen.has(spec.name)) throw new UsageError(`custom tools module ${modulePath} defines tool '${spec.name}' twice`);
+    if (seen.has(spec.name)) throw new InvalidOptionError(`custom tools module ${modulePath} defines tool '${spec.name}' twice`);
     seen.add(spec.name);
     const run = spec.run;
     return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { BUILTIN_TOOL_NAMES } from './builtins.js';
 import { ToolRegistry } from './registry.js';
 import type { Tool } from './tool.js';
@@ -58,15 +58,15 @@ describe('ToolRegistry', () => {
     });
   });
 
-  it('rejects an unknown name with a UsageError listing the available tools', () => {
+  it('rejects an unknown name with an InvalidOptionError listing the available tools', () => {
     const build = (): ToolRegistry => ToolRegistry.fromNames(['read_file', 'rm_rf'], { custom: [custom] });
-    expect(build).toThrow(UsageError);
+    expect(build).toThrow(InvalidOptionError);
     expect(build).toThrow(/unknown tool 'rm_rf'/);
     try {
       build();
     } catch (error) {
-      expect((error as UsageError).hint).toBe(`available tools: ${BUILTIN_TOOL_NAMES.join(', ')}, send_email`);
-      expect((error as UsageError).exitCode).toBe(2);
+      expect((error as InvalidOptionError).hint).toBe(`available tools: ${BUILTIN_TOOL_NAMES.join(', ')}, send_email`);
+      expect((error as InvalidOptionError).exitCode).toBe(2);
     }
   });
 
@@ -83,6 +83,6 @@ describe('ToolRegistry', () => {
   it('refuses duplicates and custom tools that shadow a built-in', () => {
     expect(() => ToolRegistry.fromNames(['read_file', 'read_file'])).toThrow(/defined more than once/);
     expect(() => ToolRegistry.fromNames([], { custom: [{ ...custom, name: 'read_file' }] })).toThrow(/name of a built-in/);
-    expect(() => ToolRegistry.fromNames([], { custom: [custom, custom] })).toThrow(UsageError);
+    expect(() => ToolRegistry.fromNames([], { custom: [custom, custom] })).toThrow(InvalidOptionError);
   });
 });

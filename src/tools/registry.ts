@@ -2,7 +2,7 @@
  * The tools of one run, by name, in registration order (the order the provider sees them in, so
  * requests, and their hashes on the tape, stay stable).
  */
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/messages.js';
 import type { ToolSpec } from '../core/tools.js';
 import { createBuiltinTool, isBuiltinToolName, BUILTIN_TOOL_NAMES } from './builtins.js';
@@ -25,14 +25,14 @@ export class ToolRegistry {
 
   /**
    * A registry holding the tools named in `names` (config `tools`), in that order, drawn from the
-   * built-ins and `options.custom`. An unknown name is a UsageError that lists what is available.
+   * built-ins and `options.custom`. An unknown name is an InvalidOptionError that lists what is available.
    */
   static fromNames(names: readonly string[], options: RegistryOptions = {}): ToolRegistry {
     const custom = new Map<string, Tool>();
     for (const tool of options.custom ?? []) {
       // A custom tool may not silently replace a built-in or another custom tool: its semantics would change unseen.
-      if (isBuiltinToolName(tool.name)) throw new UsageError(`custom tool '${tool.name}' has the name of a built-in tool`);
-      if (custom.has(tool.name)) throw new UsageError(`custom tool '${tool.name}' is defined more than once`);
+      if (isBuiltinToolName(tool.name)) throw new InvalidOptionError(`custom tool '${tool.name}' has the name of a built-in tool`);
+      if (custom.has(tool.name)) throw new InvalidOptionError(`custom tool '${tool.name}' is defined more than once`);
       custom.set(tool.name, tool);
     }
     const registry = new ToolRegistry();
@@ -50,15 +50,15 @@ export class ToolRegistry {
         );
       } else {
         const available = [...BUILTIN_TOOL_NAMES, ...custom.keys()].join(', ');
-        throw new UsageError(`unknown tool '${name}' in config 'tools'`, { hint: `available tools: ${available}` });
+        throw new InvalidOptionError(`unknown tool '${name}' in config 'tools'`, { hint: `available tools: ${available}` });
       }
     }
     return registry;
   }
 
-  /** Add a tool. A second tool with the same name is a UsageError (two definitions would be ambiguous). */
+  /** Add a tool. A second tool with the same name is an InvalidOptionError (two definitions would be ambiguous). */
   register(tool: Tool): this {
-    if (this.tools.has(tool.name)) throw new UsageError(`tool '${tool.name}' is defined more than once`);
+    if (this.tools.has(tool.name)) throw new InvalidOptionError(`tool '${tool.name}' is defined more than once`);
     this.tools.set(tool.name, tool);
     return this;
   }

@@ -7,7 +7,7 @@
  * and the use (TOCTOU). The workspace belongs to the agent; this guards against the model's
  * mistakes and path tricks, not against a hostile local process.
  */
-import { UsageError } from '../core/errors.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { lstat, mkdir, mkdtemp, readlink, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
@@ -28,8 +28,8 @@ export async function createWorkspace(dir?: string): Promise<string> {
     await mkdir(dir, { recursive: true });
   } catch (error) {
     const code = errorCode(error);
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new UsageError(`--workspace ${dir} is not a directory`);
-    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`--workspace ${dir} cannot be created: permission denied`);
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InvalidOptionError(`the workspace ${dir} is not a directory`);
+    if (code === 'EACCES' || code === 'EPERM') throw new InvalidOptionError(`the workspace ${dir} cannot be created: permission denied`);
     throw error;
   }
   return realpath(dir);

@@ -2,7 +2,7 @@
  * The terminal UI, as the commands see it. Nothing here imports Ink or React: they are loaded by
  * `openTui` only, so every path without the UI (`--help`, `ls`, `--json`, pipes) never loads them.
  */
-import { AgentctlError } from '../core/errors.js';
+import { UnexpectedError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { RunFeed } from './run-feed.js';
 import type { mountTui as MountTui } from './run-tui.js';
@@ -59,7 +59,7 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
     .catch((error: unknown) => {
       // The run must not go on unseen: stop it (it closes its tape as CANCELLED), then report one line.
       options.onCancel();
-      throw new AgentctlError(`the terminal UI failed: ${error instanceof Error ? error.message : String(error)}`, 1, { hint: 'run again with --no-tui' });
+      throw new UnexpectedError(`the terminal UI failed: ${error instanceof Error ? error.message : String(error)}`, { hint: 'run again with --no-tui' });
     })
     .finally(() => {
       leave();

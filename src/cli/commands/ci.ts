@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import { applyOverrides, parseConfig } from '../../agent/load-config.js';
 import { UsageError } from '../../core/errors.js';
+import { writeFailure } from '../../core/fs-failure.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, parseShard } from '../../replay/corpus.js';
 import { out, stdoutIsTerminal, writeOut, type GlobalOptions } from '../io.js';
@@ -135,7 +136,7 @@ async function write(file: string, text: string, append: boolean): Promise<void>
   try {
     await (append ? appendFile(file, text) : writeFile(file, text));
   } catch (error) {
-    throw new UsageError(`cannot write ${file}: ${(error as Error).message}`);
+    throw writeFailure(file, error);
   }
 }
 

@@ -27,6 +27,7 @@ function resultJson(result: CiResult): Record<string, unknown> {
     durationMs: Math.round(result.durationMs),
     ...(result.drift === undefined ? {} : { drift: result.drift }),
     ...(result.exhaustedAt === undefined ? {} : { exhaustedAt: result.exhaustedAt }),
+    ...(result.code === undefined ? {} : { code: result.code }),
     ...(result.line === undefined ? {} : { line: result.line }),
     ...(result.whatIf === undefined ? {} : { whatIf: result.whatIf }),
     ...(result.update === undefined ? {} : { update: result.update }),
