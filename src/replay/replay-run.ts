@@ -22,6 +22,7 @@ import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from '../llm/tape-llm.js';
 import { createWorkspace } from '../tools/index.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
+import { checkPatchReach } from './patch-reach.js';
 import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
 import type { LoopProgress } from './loop-progress.js';
@@ -160,6 +161,12 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const config = yield* wait(replayConfig(source, options));
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
+  checkPatchReach({
+    patched: patches.keys(),
+    meta: source.meta,
+    liveFallback: fallback === 'live' && options.liveLlm !== undefined,
+    changed: (options.overrides?.length ?? 0) > 0 || options.config !== undefined || options.tools === 'live',
+  });
   if (options.speed !== undefined && !(options.speed > 0)) throw new UsageError('--speed must be a number above 0');
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
