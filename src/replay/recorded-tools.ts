@@ -5,9 +5,11 @@
  * run again, but a non-idempotent or mutating one only with `--allow-side-effects` (without it, the
  * recorded outcome is used when there is one, and the call is denied when there is not). `tape`
  * (`agentctl ci`): outcomes come from the tape and nothing ever runs; a call the tape has no outcome
- * for is denied and the replay counts as exhausted there (it needs something the tape does not have).
+ * for is denied and the replay counts as exhausted there (it needs something the tape does not have)
+ * — unless the tape lacks it only because its recording stopped during that call: then the replay
+ * has reached the end of an unfinished tape, as when the recording stopped during a model call.
  */
-import type { RunEvent, ToolResultEvent } from '../core/events.js';
+import type { RunEvent, ToolCallEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
 import type { CallPolicy, PolicyDecision } from '../guardrails/index.js';
 import { parseToolCall, withoutWarning } from '../guardrails/index.js';
@@ -24,6 +26,11 @@ export interface ReplayToolOptions {
   allowSideEffects: boolean;
   /** Move the replay clock by a recorded tool duration. */
   advance?: (ms: number) => void;
+  /**
+   * Given only for a tape whose recording never finished: whether it has no events after `step`
+   * (its recording stopped in that step).
+   */
+  recordingStoppedBy?: (step: number) => boolean | Promise<boolean>;
 }
 
 export function replayToolHost(options: ReplayToolOptions): ToolHost {
@@ -72,18 +79,47 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     });
   };
 
-  const tapeOnly: CallPolicy = (call, _args, tool) =>
-    whenReady(recordedOutcome(call, false), (outcome): PolicyDecision | undefined => {
-      if (outcome !== undefined) return undefined;
-      state.exhaustedAt ??= state.step;
-      state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
-      return {
-        verdict: 'block',
-        rule: 'not_on_tape',
-        reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
-        message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
-      };
-    });
+  /**
+   * Whether the tape has no outcome for this call because its recording stopped during it: the tape
+   * is unfinished, has nothing after this step, and holds nothing in it after the call's tool_call
+   * but the decisions taken before the call ran (its `failures` decision and its result come after
+   * it ran). A call whose tool_call is not on the tape at all was cut before it was written: a
+   * replay in step with its tape has matched every event of the step before it with the tape's, so
+   * none stands in its place (and one that is not has diverged already, which fails it anyway).
+   */
+  async function stoppedDuring(call: ToolCall): Promise<boolean> {
+    const step = state.step;
+    if (options.recordingStoppedBy === undefined || !(await options.recordingStoppedBy(step))) return false;
+    const events = await options.recorded(step);
+    const key = parseToolCall(call).key;
+    const resulted = new Set(events.flatMap((e) => (e.type === 'tool_result' ? [e.callId] : [])));
+    const at = events.findIndex((e) => e.type === 'tool_call' && e.key === key && !used.has(e.callId) && !resulted.has(e.callId));
+    if (at < 0) return true;
+    const { callId } = events[at] as ToolCallEvent;
+    return events.slice(at + 1).every((e) => e.type === 'guardrail' && e.callId === callId && e.gate !== 'failures');
+  }
+
+  /** The decision on a call the tape has no outcome for, with tools from the tape only. */
+  async function notOnTape(call: ToolCall, tool: string): Promise<PolicyDecision> {
+    const stopped = await stoppedDuring(call);
+    state.exhaustedAt ??= state.step;
+    // Past the end of an unfinished tape nothing is missing: the replay reproduced all there is.
+    if (!stopped) state.missing ??= `the tape has no outcome for ${tool} ${call.function.arguments} at step ${state.step}`;
+    return {
+      verdict: 'block',
+      rule: 'not_on_tape',
+      reason: stopped
+        ? `${tool}: the tape ends here (its recording stopped during this call): tools never run here`
+        : `${tool} has no recorded outcome for these arguments: tools never run here`,
+      message: `${tool} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
+    };
+  }
+
+  const tapeOnly: CallPolicy = (call, _args, tool) => {
+    const outcome = recordedOutcome(call, false);
+    if (isPromiseLike(outcome)) return outcome.then((recorded) => (recorded === undefined ? notOnTape(call, tool.name) : undefined));
+    return outcome === undefined ? notOnTape(call, tool.name) : undefined;
+  };
 
   return {
     lookup: (name) => live.lookup(name),

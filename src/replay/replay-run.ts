@@ -217,6 +217,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     mode: options.tools ?? 'recorded',
     allowSideEffects: options.allowSideEffects ?? false,
     advance,
+    ...(source.meta.status === 'complete' ? {} : { recordingStoppedBy: (step: number) => cursor.endsBy(step) }),
   });
   // Requests are hashed as the recording hashed them: over their redacted form. The tape holds only
   // redacted text; the user's patterns (not stored on the tape) matter for what runs live.
