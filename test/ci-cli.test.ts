@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
+import { editedTape } from './support/edited-tapes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TAPES = join(ROOT, 'tapes');
@@ -202,6 +203,37 @@ describe('report files', () => {
       expect(result.stderr, reporter).toMatch(message);
       expect(result.stderr, reporter).not.toMatch(/\n\s+at /);
     }
+  });
+});
+
+describe('an exhausted tape', () => {
+  it('fails the run: reported with what the replay needed, exit 7; under a what-if it is reported and fails nothing', async () => {
+    const corpus = join(dir, 'exhausted');
+    await mkdir(corpus, { recursive: true });
+    // A complete tape whose last model answer is gone: the replay needs one the tape does not have.
+    await editedTape(DEMO, join(corpus, 'no-answer.tape.jsonl'), { drop: (e) => e.type === 'llm_response' && e.step === 4 });
+    await copyFile(DEMO, join(corpus, 'good.tape.jsonl'));
+
+    const json = await runCli(['ci', corpus, '--reporter', 'json'], { cwd: dir, env: offline });
+    expect(json.code, json.stderr).toBe(7);
+    const report = JSON.parse(json.stdout) as {
+      exitCode: number; totals: Record<string, number>; results: { tape: string; outcome: string; message: string; exhaustedAt?: number }[];
+    };
+    expect(report.exitCode).toBe(7);
+    expect(report.totals).toMatchObject({ tapes: 2, passed: 1, failed: 1, exhausted: 1 });
+    expect(report.results[1]).toMatchObject({
+      tape: 'exhausted/no-answer.tape.jsonl', outcome: 'exhausted', exhaustedAt: 4, message: 'the replay needs a model answer at step 4 that the tape does not have',
+    });
+    const text = await runCli(['ci', corpus], { cwd: dir, env: offline });
+    expect(text.code).toBe(7);
+    expect(text.stdout).toContain('EXHAUSTED   exhausted/no-answer.tape.jsonl');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 1 failed');
+
+    // A what-if cannot tell past step 4 either: it says so, and the exit code and the counts agree that nothing failed.
+    const whatIf = await runCli(['ci', corpus, '--set', 'guardrails.identicalCallBlock=3'], { cwd: dir, env: offline });
+    expect(whatIf.code, whatIf.stdout + whatIf.stderr).toBe(0);
+    expect(whatIf.stdout).toMatch(/EXHAUSTED +exhausted\/no-answer\.tape\.jsonl +cannot tell past step 4/);
+    expect(whatIf.stdout.trimEnd().split('\n').at(-1)).toBe('2 passed, 0 failed');
   });
 });
 

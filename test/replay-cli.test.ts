@@ -15,6 +15,7 @@ import { BIN, runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 import { behaviour } from './support/behaviour.js';
+import { editedTape } from './support/edited-tapes.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const DEMO_TAPE = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
@@ -429,5 +430,51 @@ describe('record → replay', () => {
     const cancelled = await runCli(['replay', 'run', '--store', cancelStore, '--json', '--no-save'], { env: noModel });
     expect(summaryOf(cancelled), JSON.stringify(summaryOf(cancelled).firstDivergence)).toMatchObject({ verdict: 'reproduced', state: 'CANCELLED', exitCode: 0 });
     expect(behaviour(eventsOf(cancelled))).toEqual(behaviour(await storedEvents(cancelStore, 'run')));
+  });
+});
+
+describe('a patch past the tape', () => {
+  const listAgain = `4=@${join(FIXTURES, 'patches', 'list-then-continue.json')}`;
+
+  it('is refused before the replay when nothing can take the run there: exit 2, naming it and the tape\'s last step', async () => {
+    // The demo tape's five model calls are steps 0 to 4 (its header's totals say so).
+    const cases: [string[], string][] = [
+      [['--patch', '999=x'], "agentctl: --patch 999: the tape's last step is 4"],
+      [['--patch', '5=x'], "agentctl: --patch 5: the tape's last step is 4"],
+      // The patch at step 4 takes the run further, but nothing answers step 5: step 6 is never asked for.
+      [['--patch', listAgain, '--patch', '6=x'], "agentctl: --patch 6: the tape's last step is 4, and nothing answers step 5 before it"],
+    ];
+    for (const [patches, line] of cases) {
+      const args = ['replay', DEMO_TAPE, '--no-save', ...patches];
+      const result = await runCli(args, { env: noModel });
+      expect(result.code, args.join(' ')).toBe(2);
+      const [first, hint, ...rest] = result.stderr.trimEnd().split('\n');
+      expect(first).toBe(line);
+      expect(hint).toMatch(/^hint: /);
+      expect(rest).toEqual([]);
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('is used when an earlier patch, or a what-if, takes the run past the tape\'s end', async () => {
+    // Step 4's patch calls another tool; a higher repetition limit lets step 4's call run instead of stopping the run.
+    for (const further of [['--patch', listAgain], ['--set', 'guardrails.maxRepeatedToolSteps=10']]) {
+      const result = await runCli(['replay', DEMO_TAPE, '--no-save', '--json', ...further, '--patch', '5=The port is 8080.'], { env: noModel });
+      expect(result.code, result.stderr).toBe(0);
+      expect(summaryOf(result)).toMatchObject({ verdict: 'diverged', state: 'COMPLETED', steps: 6 });
+      const answer = eventsOf(result).find((e) => e.type === 'llm_response' && e.step === 5);
+      expect(answer?.type === 'llm_response' && answer.response.message.content, further.join(' ')).toBe('The port is 8080.');
+    }
+  });
+
+  it('of an unfinished tape is not refused: its header has no last step, and the replay goes on past its end by itself', async () => {
+    const tape = join(dir, 'cut-after-step-1.tape.jsonl');
+    // The recording stopped after step 1, before the model was asked for step 2.
+    await editedTape(DEMO_TAPE, tape, { cutAfter: (e) => e.type === 'checkpoint' && e.step === 1 });
+    const result = await runCli(['replay', tape, '--no-save', '--json', '--patch', '2=The port is 8080.'], { env: noModel });
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ state: 'COMPLETED', steps: 3 });
+    const answer = eventsOf(result).find((e) => e.type === 'llm_response' && e.step === 2);
+    expect(answer?.type === 'llm_response' && answer.response.message.content).toBe('The port is 8080.');
   });
 });

@@ -37,9 +37,26 @@ export interface CiRun {
   skipped: CorpusTape[];
 }
 
-/** Outcomes that fail a CI run. */
-export function isFailure(result: TapeResult, failOnChange = false): boolean {
-  return result.outcome === 'drift' || result.outcome === 'exhausted' || result.outcome === 'invalid' || result.outcome === 'error' || (failOnChange && result.outcome === 'changed');
+/**
+ * Whether a tape fails the CI run: the one rule behind the exit code, the counts, `--max-failures`
+ * and every reporter. A drifted tape that `--update` rewrote fails no more. Under a what-if (the
+ * result has `whatIf`), a tape that cannot be told past some step is reported, not failed: the
+ * override took the run where its tape never went, and only a change fails, with --fail-on-change.
+ */
+export function isFailure(result: CiResult, failOnChange = false): boolean {
+  if (result.update === 'updated') return false;
+  switch (result.outcome) {
+    case 'drift':
+    case 'invalid':
+    case 'error':
+      return true;
+    case 'exhausted':
+      return result.whatIf === undefined;
+    case 'changed':
+      return failOnChange;
+    case 'pass':
+      return false;
+  }
 }
 
 export async function runCi(tapes: readonly CorpusTape[], options: CiOptions): Promise<CiRun> {
@@ -56,7 +73,7 @@ export async function runCi(tapes: readonly CorpusTape[], options: CiOptions): P
       const result = await checkOne(tape, options);
       results[index] = result;
       done++;
-      if (isFailure(result, options.failOnChange) && !(result.update === 'updated')) failures++;
+      if (isFailure(result, options.failOnChange)) failures++;
       options.onResult?.(result, done, tapes.length);
     }
   };

@@ -5,11 +5,13 @@
  * run again, but a non-idempotent or mutating one only with `--allow-side-effects` (without it, the
  * recorded outcome is used when there is one, and the call is denied when there is not). `tape`
  * (`agentctl ci`): outcomes come from the tape and nothing ever runs; a call the tape has no outcome
- * for is denied and the replay counts as exhausted there (it needs something the tape does not have).
+ * for is denied and the replay counts as exhausted there (it needs something the tape does not have)
+ * — unless the tape lacks it only because its recording stopped during that call: then the replay
+ * has reached the end of an unfinished tape, as when the recording stopped during a model call.
  */
-import type { RunEvent, ToolResultEvent } from '../core/events.js';
+import type { RunEvent, ToolCallEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
-import type { CallPolicy } from '../guardrails/index.js';
+import type { CallPolicy, PolicyDecision } from '../guardrails/index.js';
 import { parseToolCall, withoutWarning } from '../guardrails/index.js';
 import type { ToolHost, ToolRunResult } from '../agent/tool-host.js';
 import type { LoopProgress } from './loop-progress.js';
@@ -23,6 +25,11 @@ export interface ReplayToolOptions {
   allowSideEffects: boolean;
   /** Move the replay clock by a recorded tool duration. */
   advance?: (ms: number) => void;
+  /**
+   * Given only for a tape whose recording never finished: whether it has no events after `step`
+   * (its recording stopped in that step).
+   */
+  recordingStoppedBy?: (step: number) => boolean;
 }
 
 export function replayToolHost(options: ReplayToolOptions): ToolHost {
@@ -63,16 +70,44 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     };
   };
 
-  const tapeOnly: CallPolicy = (call, _args, tool) => {
-    if (recordedOutcome(call, false) !== undefined) return undefined;
+  /**
+   * Whether the tape has no outcome for this call because its recording stopped during it: the tape
+   * is unfinished, has nothing after this step, and holds nothing in it after the call's tool_call
+   * but the decisions taken before the call ran (its `failures` decision and its result come after
+   * it ran). A call whose tool_call is not on the tape at all was cut before it was written: a
+   * replay in step with its tape has matched every event of the step before it with the tape's, so
+   * none stands in its place (and one that is not has diverged already, which fails it anyway).
+   */
+  function stoppedDuring(call: ToolCall): boolean {
+    const step = state.step;
+    if (options.recordingStoppedBy === undefined || !options.recordingStoppedBy(step)) return false;
+    const events = options.recorded(step);
+    const key = parseToolCall(call).key;
+    const resulted = new Set(events.flatMap((e) => (e.type === 'tool_result' ? [e.callId] : [])));
+    const at = events.findIndex((e) => e.type === 'tool_call' && e.key === key && !used.has(e.callId) && !resulted.has(e.callId));
+    if (at < 0) return true;
+    const { callId } = events[at] as ToolCallEvent;
+    return events.slice(at + 1).every((e) => e.type === 'guardrail' && e.callId === callId && e.gate !== 'failures');
+  }
+
+  /** The decision on a call the tape has no outcome for, with tools from the tape only. */
+  function notOnTape(call: ToolCall, tool: string): PolicyDecision {
+    const stopped = stoppedDuring(call);
     state.exhaustedAt ??= state.step;
-    state.missing ??= `the tape has no outcome for ${tool.name} ${call.function.arguments} at step ${state.step}`;
+    // Past the end of an unfinished tape nothing is missing: the replay reproduced all there is.
+    if (!stopped) state.missing ??= `the tape has no outcome for ${tool} ${call.function.arguments} at step ${state.step}`;
     return {
       verdict: 'block',
       rule: 'not_on_tape',
-      reason: `${tool.name} has no recorded outcome for these arguments: tools never run here`,
-      message: `${tool.name} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
+      reason: stopped
+        ? `${tool}: the tape ends here (its recording stopped during this call): tools never run here`
+        : `${tool} has no recorded outcome for these arguments: tools never run here`,
+      message: `${tool} was not run: the tape has no outcome for this call, and tools do not run in this replay.`,
     };
+  }
+
+  const tapeOnly: CallPolicy = (call, _args, tool) => {
+    return recordedOutcome(call, false) === undefined ? notOnTape(call, tool.name) : undefined;
   };
 
   return {

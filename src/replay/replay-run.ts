@@ -22,6 +22,7 @@ import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from './tape-llm.js';
 import { createWorkspace } from '../tools/index.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
+import { checkPatchReach } from './patch-reach.js';
 import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
 import type { LoopProgress } from './loop-progress.js';
@@ -153,6 +154,12 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const config = yield* wait(replayConfig(source, options));
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
+  checkPatchReach({
+    patched: patches.keys(),
+    meta: source.meta,
+    liveFallback: fallback === 'live' && options.liveLlm !== undefined,
+    changed: (options.overrides?.length ?? 0) > 0 || options.config !== undefined || options.tools === 'live',
+  });
   if (options.speed !== undefined && !(options.speed > 0)) throw new InvalidOptionError(`speed must be a number above 0, got ${options.speed}`);
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
@@ -201,6 +208,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     mode: options.tools ?? 'recorded',
     allowSideEffects: options.allowSideEffects ?? false,
     advance,
+    ...(source.meta.status === 'complete' ? {} : { recordingStoppedBy: (step: number) => cursor.endsBy(step) }),
   });
   // Requests are hashed as the recording hashed them: over their redacted form. The tape holds only
   // redacted text; the user's patterns (not stored on the tape) matter for what runs live.

@@ -137,7 +137,8 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
 
 /**
  * A tape whose recorder died (status `incomplete`) ends without a `run_end`: a replay that matched
- * every event up to there and then found no next model answer reproduced all there is.
+ * every event up to there and then found no next model answer, or no outcome for the tool call the
+ * recording stopped during (recorded-tools.ts leaves `missing` unset for it), reproduced all there is.
  */
 function endsWhereRecordingStopped(meta: RunMeta, result: ReplayResult): boolean {
   return meta.status === 'incomplete' && result.firstDivergence === null && result.missing === null;

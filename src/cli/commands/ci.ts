@@ -18,7 +18,7 @@ import { checkedTapes } from '../tape-cache.js';
 import { githubAnnotations, githubSummary } from '../render/ci/github.js';
 import { jsonReport } from '../render/ci/json.js';
 import { junitReport } from '../render/ci/junit.js';
-import { countResults, type CiReport } from '../render/ci/report.js';
+import { exitCodeOf, type CiReport } from '../render/ci/report.js';
 import { progressLine, textReport } from '../render/ci/text.js';
 
 export interface CiCommandOptions extends GlobalOptions {
@@ -75,7 +75,7 @@ export async function runCiCommand(paths: string[], options: CiCommandOptions, e
     failOnChange: options.failOnChange ?? false,
     checked: checkedTapes(),
     onResult: (result, done, total) => {
-      if (isFailure(result, options.failOnChange) && result.update !== 'updated') failed++;
+      if (isFailure(result, options.failOnChange)) failed++;
       const now = performance.now();
       if (progress && (now - lastDraw > 100 || done === total)) {
         lastDraw = now;
@@ -98,15 +98,6 @@ export async function runCiCommand(paths: string[], options: CiCommandOptions, e
   report.exitCode = exitCodeOf(report);
   for (const reporter of reporters) await emit(reporter, report, env);
   process.exitCode = report.exitCode;
-}
-
-function exitCodeOf(report: CiReport): number {
-  const counts = countResults(report);
-  const unresolved = report.results.filter((r) => r.update !== 'updated');
-  const failedRun = unresolved.some((r) => r.outcome === 'drift' || r.outcome === 'error' || (r.outcome === 'exhausted' && report.mode === 'check') || (r.outcome === 'changed' && report.failOnChange));
-  if (failedRun) return 7;
-  if (counts.invalid > 0) return 9;
-  return 0;
 }
 
 async function emit(reporter: ReporterTarget, report: CiReport, env: NodeJS.ProcessEnv): Promise<void> {

@@ -12,7 +12,7 @@ import { closingLine, countResults, driftLines, location, whatIfOf, type CiRepor
 export const MAX_ANNOTATIONS = 10;
 
 export function githubAnnotations(report: CiReport): string {
-  const failed = report.results.filter((r) => isFailure(r, report.failOnChange) && r.update !== 'updated');
+  const failed = report.results.filter((r) => isFailure(r, report.failOnChange));
   const lines = failed.slice(0, MAX_ANNOTATIONS).map(annotation);
   if (failed.length > MAX_ANNOTATIONS) {
     lines.push(`::error title=agentctl ci::${data(`${failed.length - MAX_ANNOTATIONS} more tapes failed: ${failed.slice(MAX_ANNOTATIONS).map((r) => r.tape.relativePath).join(', ')}`)}`);

@@ -42,10 +42,17 @@ export function countResults(report: CiReport): CiCounts {
   for (const result of report.results) {
     if (result.outcome !== 'pass') counts[result.outcome]++;
     if (result.update === 'updated') counts.updated++;
-    if (isFailure(result, report.failOnChange) && result.update !== 'updated') counts.failed++;
+    if (isFailure(result, report.failOnChange)) counts.failed++;
     else counts.passed++;
   }
   return counts;
+}
+
+/** 7 when a tape failed for any reason but being invalid, else 9 when one was invalid, else 0. */
+export function exitCodeOf(report: CiReport): number {
+  const failed = report.results.filter((result) => isFailure(result, report.failOnChange));
+  if (failed.some((result) => result.outcome !== 'invalid')) return 7;
+  return failed.length > 0 ? 9 : 0;
 }
 
 /** `41 passed, 2 failed` (`, 3 skipped` when some were not run): the closing line CI systems read. */
