@@ -102,6 +102,16 @@ describe('ReplayEngine', () => {
     expect(e.state.divergences).toMatchObject([{ iteration: 1, expected: true }]);
   });
 
+  it('a patched call is used up: the next identical request gets the next recorded call, not the answer the patch replaced', async () => {
+    const events = tape([{ ask: ask('a'), outcomes: ['one'] }, { ask: ask('a'), outcomes: ['two'] }]);
+    const e = await engine(events, { patches: new Map([[0, { role: 'assistant', content: 'patched' }]]) });
+    expect(text(take(e, ask('a')))).toBe('patched');
+    expect(text(take(e, ask('a')))).toBe('two');
+    expect(e.state.calls.map((c) => [c.iteration, c.source])).toEqual([[0, 'patch'], [1, 'tape']]);
+    expect(e.state.remaining).toBe(0);
+    expect(take(e, ask('a'))).toMatchObject({ kind: 'exhausted', iteration: 2 });
+  });
+
   it('past the tape: exhausted at the call number, the same message everywhere', async () => {
     const e = await engine(tape([{ ask: ask('a'), outcomes: ['one'] }]));
     take(e, ask('a'));
