@@ -178,9 +178,9 @@ export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<Ru
   return reader.finish();
 }
 
-/** The attempts of the call a step of the built-in loop made (it makes one at a time), from the step's events. */
-export function attemptsOf(events: readonly RunEvent[]): TapeAttempt[] {
+/** The call a step of the built-in loop made (it makes one at a time), from the step's events; undefined when it made none. */
+export function callOf(events: readonly RunEvent[]): TapeCall | undefined {
   const reader = new CallTapeReader({ requests: false });
   for (const event of events) reader.add(event);
-  return reader.finish().calls[0]?.attempts ?? [];
+  return reader.finish().calls[0];
 }

@@ -120,4 +120,41 @@ describe('ReplayEngine', () => {
     e.wentLive(1);
     expect(e.state.liveCalls).toBe(1);
   });
+
+  describe('by position (the built-in loop)', () => {
+    const calls = async (events: RunEvent[]) => (await readCallTape(events)).calls;
+    const byPosition = async (events: RunEvent[], options: ConstructorParameters<typeof ReplayEngine>[2] = {}): Promise<ReplayEngine> => {
+      const recorded = await calls(events);
+      return ReplayEngine.byPosition(RUN, (iteration) => recorded.find((c) => c.iteration === iteration), options);
+    };
+
+    it('gives call N the tape\'s call N, its attempts in order, whatever the request', async () => {
+      const e = await byPosition(tape([{ ask: ask('a'), outcomes: [{ status: 503 }, 'one'] }, { ask: ask('b'), outcomes: ['two'] }]));
+      expect(text(e.takeAt(0))).toBe('error 503');
+      expect(text(e.takeAt(0))).toBe('one');
+      expect(text(e.takeAt(1))).toBe('two');
+      expect(e.takeAt(2)).toMatchObject({ kind: 'exhausted', iteration: 2, message: 'tape exhausted at iteration 2' });
+      expect(e.state.exhaustedAt).toBe(2);
+    });
+
+    it('a patched call is used up, and a call the recording stopped during is the end of the tape, with what it streamed', async () => {
+      const events = tape([{ ask: ask('a'), outcomes: ['one'] }, { ask: ask('b'), outcomes: ['two'] }]);
+      const patched = await byPosition(events, { patches: new Map([[0, { role: 'assistant', content: 'patched' }]]) });
+      expect(text(patched.takeAt(0))).toBe('patched');
+      expect(patched.takeAt(0)).toMatchObject({ kind: 'exhausted' });
+      expect(text(patched.takeAt(1))).toBe('two');
+      // The second call's request and one chunk, then the recording stopped.
+      const cut = events.filter((e) => !(e.type === 'llm_response' && e.iteration === 1));
+      cut.push({ type: 'llm_chunk', seq: 99, t: 0, step: 1, iteration: 1, attempt: 0, chunk: { index: 0, offsetMs: 1, content: 'tw', finished: false } });
+      const stopped = await byPosition(cut);
+      expect(text(stopped.takeAt(0))).toBe('one');
+      const served = stopped.takeAt(1);
+      expect(served).toMatchObject({ kind: 'exhausted', iteration: 1 });
+      expect(served.kind === 'exhausted' ? served.stoppedDuring?.chunks.map((c) => c.chunk.content) : null).toEqual(['tw']);
+      // Before its first chunk: the end of the tape too.
+      const beforeAnything = await byPosition(events.filter((e) => !(e.type === 'llm_response' && e.iteration === 1)));
+      beforeAnything.takeAt(0);
+      expect(beforeAnything.takeAt(1)).toMatchObject({ kind: 'exhausted', iteration: 1 });
+    });
+  });
 });

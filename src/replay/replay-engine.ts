@@ -1,10 +1,13 @@
 /**
- * The one engine that decides what a replayed model call gets — for the library's replaying fetch
- * and for `agentctl proxy --replay` alike:
+ * The one engine that decides what a replayed model call gets — for `agentctl replay` and `ci` (the
+ * built-in loop's tape model), the library's replaying fetch and `agentctl proxy --replay` alike:
  *
- * - **Content-matched.** A request is matched by its hash (model, messages, tools, every sampling
- *   and format parameter), in recorded order among equal requests, so concurrent calls each get
- *   their own answer whatever order they arrive in.
+ * - **Content-matched** (`take`), for someone else's agent. A request is matched by its hash (model,
+ *   messages, tools, every sampling and format parameter), in recorded order among equal requests,
+ *   so concurrent calls each get their own answer whatever order they arrive in.
+ * - **By position** (`takeAt`), for the built-in loop, which makes one call at a time and numbers
+ *   them itself: call N gets the tape's call N, read from the tape as the replay reaches it (the
+ *   comparator, not the engine, says where the requests differ).
  * - **Attempts replayed.** A recorded call that failed before it succeeded fails the same way again;
  *   the client's retry (the same request) gets the next attempt.
  * - **A request that differs** is a divergence naming the first differing field. `strict` refuses
@@ -64,7 +67,13 @@ export type Served =
   | { kind: 'tape'; call: TapeCall; attempt: TapeAttempt; iteration: number }
   | { kind: 'patch'; response: LlmResponse; iteration: number }
   | { kind: 'mismatch'; divergence: RequestDivergence }
-  | { kind: 'exhausted'; iteration: number; message: string };
+  | {
+    kind: 'exhausted';
+    iteration: number;
+    message: string;
+    /** The attempt the recording stopped during, when it did (its chunks are on the tape). */
+    stoppedDuring?: TapeAttempt;
+  };
 
 export interface EngineOptions {
   /** Refuse a request that matches no recorded one (instead of serving by position). */
@@ -80,8 +89,13 @@ interface CallState {
   iteration: number | null;
 }
 
+/** Where an engine finds recorded calls: all of a run's, or (by position) call N when asked for it. */
+type CallSource = { calls: TapeCall[] } | { callAt: (iteration: number) => TapeCall | undefined };
+
 export class ReplayEngine {
+  /** Content-matched: every call that can be served. By position: the call being served. */
   private readonly states: CallState[];
+  private readonly callAt: ((iteration: number) => TapeCall | undefined) | undefined;
   private started = 0;
   private live = 0;
   private firstPatch = Infinity;
@@ -91,15 +105,19 @@ export class ReplayEngine {
   private readonly divergences: RequestDivergence[] = [];
   readonly state: ReplayState;
 
+  /** An engine matching requests by content over a run's calls (`take`). */
+  constructor(run: RunMeta, tape: CallTape, options?: EngineOptions);
+  constructor(run: RunMeta, source: CallSource, options?: EngineOptions);
   constructor(
     run: RunMeta,
-    tape: CallTape,
+    source: CallTape | CallSource,
     private readonly options: EngineOptions = {},
   ) {
+    this.callAt = 'callAt' in source ? source.callAt : undefined;
     // Only calls that got an answer, or failed, can be served; a call the recording stopped during is beyond it.
-    this.states = tape.calls
-      .filter((call) => call.attempts.some((a) => a.outcome !== undefined))
-      .map((call) => ({ call, served: 0, iteration: null }));
+    this.states = 'calls' in source
+      ? source.calls.filter((call) => call.attempts.some((a) => a.outcome !== undefined)).map((call) => ({ call, served: 0, iteration: null }))
+      : [];
     const live = (): number => this.live;
     const remaining = (): number => this.states.filter((s) => s.iteration === null).length;
     const exhaustedAt = (): number | null => this.exhaustedAt;
@@ -119,6 +137,29 @@ export class ReplayEngine {
     };
   }
 
+  /** An engine serving call N the tape's call N (`takeAt`); `callAt` reads it from the tape. */
+  static byPosition(run: RunMeta, callAt: (iteration: number) => TapeCall | undefined, options: EngineOptions = {}): ReplayEngine {
+    return new ReplayEngine(run, { callAt }, options);
+  }
+
+  /**
+   * What call `iteration` of a loop that numbers its calls gets (by position): the next attempt of
+   * that call when it was taken before and failed, else its first — or the patch for it.
+   */
+  takeAt(iteration: number): Served {
+    const current = this.states[0];
+    if (current !== undefined && current.iteration === iteration) {
+      if (this.unfinished(current)) return this.serveAttempt(current);
+      return this.exhausted(iteration);
+    }
+    const call = this.callAt?.(iteration);
+    const state: CallState | undefined = call === undefined ? undefined : { call, served: 0, iteration: null };
+    this.states.length = 0;
+    if (state !== undefined) this.states.push(state);
+    this.started = iteration;
+    return this.begin(iteration, state, null);
+  }
+
   /** Decide what a request (redacted, hashed) gets. */
   take(request: RequestView, hash: string): Served {
     // A retry of a call whose recorded attempts are not all served yet: its next attempt.
@@ -128,31 +169,23 @@ export class ReplayEngine {
     const iteration = this.started;
     const matched = this.states.find((s) => s.iteration === null && s.call.request?.hash === hash);
     const nearest = matched ?? this.states.find((s) => s.iteration === null);
-    const patch = this.options.patches?.get(iteration);
-    let divergence: RequestDivergence | undefined;
     if (matched === undefined && nearest?.call.request !== undefined) {
-      divergence = this.diverge(iteration, nearest.call.request, request, hash);
-      if (this.options.strict === true && patch === undefined && !divergence.expected) {
-        // Refused, and reported: nothing of the tape is used up.
-        this.divergences.push(divergence);
-        return { kind: 'mismatch', divergence };
-      }
+      const divergence = this.diverge(iteration, nearest.call.request, request, hash);
+      this.divergences.push(divergence);
+      // Refused, and reported: nothing of the tape is used up.
+      if (this.options.strict === true && this.options.patches?.has(iteration) !== true && !divergence.expected) return { kind: 'mismatch', divergence };
     }
-    if (nearest === undefined && patch === undefined) {
-      this.exhaustedAt ??= iteration;
-      return { kind: 'exhausted', iteration, message: exhaustedMessage(iteration) };
-    }
+    return this.begin(iteration, nearest, nearest?.call.request === undefined ? null : matched !== undefined);
+  }
+
+  /** Start call `iteration` on the recorded call `nearest` (if any): its patch, its first attempt, or the end of the tape. */
+  private begin(iteration: number, nearest: CallState | undefined, matched: boolean | null): Served {
+    const patch = this.options.patches?.get(iteration);
+    if (nearest === undefined && patch === undefined) return this.exhausted(iteration);
     this.started++;
-    if (divergence !== undefined) this.divergences.push(divergence);
     const wasDiverged = this.diverged;
-    this.diverged = matched === undefined && nearest?.call.request !== undefined;
-    const record: ReplayedCall = {
-      iteration,
-      source: patch === undefined ? 'tape' : 'patch',
-      matched: nearest?.call.request === undefined ? null : matched !== undefined,
-      resynced: matched !== undefined && wasDiverged,
-    };
-    this.calls.push(record);
+    this.diverged = matched === false;
+    this.calls.push({ iteration, source: patch === undefined ? 'tape' : 'patch', matched, resynced: matched === true && wasDiverged });
     if (nearest !== undefined) nearest.iteration = iteration;
     if (patch !== undefined) {
       this.firstPatch = Math.min(this.firstPatch, iteration);
@@ -178,15 +211,18 @@ export class ReplayEngine {
   }
 
   private serveAttempt(state: CallState): Served {
-    const attempt = state.call.attempts[state.served] as TapeAttempt;
+    const attempt = state.call.attempts[state.served];
     state.served++;
-    if (attempt.outcome === undefined) {
-      // The recording stopped during this attempt: there is no answer to give.
-      const iteration = state.iteration as number;
-      this.exhaustedAt ??= iteration;
-      return { kind: 'exhausted', iteration, message: exhaustedMessage(iteration) };
-    }
+    // The recording stopped during this attempt (or before its first chunk): there is no answer to give.
+    if (attempt?.outcome === undefined) return this.exhausted(state.iteration as number, attempt);
     return { kind: 'tape', call: state.call, attempt, iteration: state.iteration as number };
+  }
+
+  private exhausted(iteration: number, stoppedDuring?: TapeAttempt): Served {
+    this.exhaustedAt ??= iteration;
+    const served: Served = { kind: 'exhausted', iteration, message: exhaustedMessage(iteration) };
+    if (stoppedDuring !== undefined) served.stoppedDuring = stoppedDuring;
+    return served;
   }
 
   /** Started, with attempts left to serve, and not answered yet. */

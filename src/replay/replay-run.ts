@@ -175,6 +175,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const cancel = new AbortController();
   let live: LlmClient | undefined;
   const llm = new TapeLlm({
+    run: source.meta,
     recorded,
     patches,
     advance,

@@ -2,8 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import type { LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { LlmError } from '../core/llm-error.js';
+import type { RunMeta } from '../core/run-meta.js';
 import { TapeLlm } from './tape-llm.js';
 
+const RUN: RunMeta = {
+  id: '01JABCDEFGHJKMNPQRSTVWXYZ0', kind: 'record', source: 'cli', createdAt: '2026-01-01T00:00:00.000Z',
+  task: 't', model: 'm', config: {}, seed: 0, status: 'complete', tapeVersion: 1,
+};
 const request: LlmRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true };
 const response = (content: string): LlmResponse => ({
   message: { role: 'assistant', content },
@@ -34,7 +39,7 @@ describe('TapeLlm', () => {
   it('replays each attempt as recorded: the same error, then the same chunks, warnings and response', async () => {
     const advanced: number[] = [];
     const paced: number[] = [];
-    const llm = new TapeLlm({ recorded, advance: (ms) => advanced.push(ms), pace: (ms) => Promise.resolve(void paced.push(ms)) });
+    const llm = new TapeLlm({ run: RUN, recorded, advance: (ms) => advanced.push(ms), pace: (ms) => Promise.resolve(void paced.push(ms)) });
     const error = await Promise.resolve().then(() => llm.complete(request)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: 'recoverable', status: 429, retryAfterMs: 2000, message: 'slow down' });
@@ -53,7 +58,7 @@ describe('TapeLlm', () => {
   });
 
   it('answers at once what the tape holds: no promise unless it paces (--speed), waits for a recorded stop or goes live', async () => {
-    const llm = new TapeLlm({ recorded });
+    const llm = new TapeLlm({ run: RUN, recorded });
     // Attempt 0 of step 0 failed: thrown at once, and the next attempt is answered at once.
     expect(() => llm.complete(request)).toThrow(LlmError);
     const seen: string[] = [];
@@ -62,13 +67,13 @@ describe('TapeLlm', () => {
     expect((answer as LlmResponse).message.content).toBe('first');
     expect(seen).toEqual(['chunk 0', 'chunk 1', 'warning the model stream closed without a finish reason', 'chunk 2']);
     expect(llm.complete(request)).toMatchObject({ message: { content: 'second' } });
-    const paced = new TapeLlm({ recorded: (i) => tape[i + 1] ?? [], pace: () => Promise.resolve() }).complete(request);
+    const paced = new TapeLlm({ run: RUN, recorded: (i) => tape[i + 1] ?? [], pace: () => Promise.resolve() }).complete(request);
     expect(paced).toBeInstanceOf(Promise);
     expect(await paced).toMatchObject({ message: { content: 'second' } });
   });
 
   it('a patch replaces the answer, consumes the tape entry, and streams as one chunk plus the finish', async () => {
-    const llm = new TapeLlm({ recorded, patches: new Map([[0, { role: 'assistant', content: 'patched' }]]) });
+    const llm = new TapeLlm({ run: RUN, recorded, patches: new Map([[0, { role: 'assistant', content: 'patched' }]]) });
     const chunks: LlmChunk[] = [];
     const patched = await llm.complete(request, { onChunk: (c) => chunks.push(c) });
     expect(patched).toMatchObject({ message: { content: 'patched' }, finishReason: 'stop', usage: { inputTokens: 5 } });
@@ -81,13 +86,13 @@ describe('TapeLlm', () => {
 
   it('past the tape: a fatal "tape exhausted" error, or the fallback', async () => {
     const exhausted: number[] = [];
-    const llm = new TapeLlm({ recorded: () => [], onExhausted: (i) => exhausted.push(i) });
+    const llm = new TapeLlm({ run: RUN, recorded: () => [], onExhausted: (i) => exhausted.push(i) });
     await expect(llm.complete(request)).rejects.toMatchObject({ kind: 'fatal', message: 'tape exhausted at iteration 0' });
     expect(exhausted).toEqual([0]);
 
     const live: number[] = [];
     const fallback: LlmClient = { complete: () => Promise.resolve(response('live')) };
-    const withFallback = new TapeLlm({ recorded, fallback, onLive: (i) => live.push(i) });
+    const withFallback = new TapeLlm({ run: RUN, recorded, fallback, onLive: (i) => live.push(i) });
     expect(() => withFallback.complete(request)).toThrow(LlmError);
     await withFallback.complete(request);
     await withFallback.complete(request);
@@ -98,7 +103,7 @@ describe('TapeLlm', () => {
   it('a call the recording was cancelled in: the recorded chunks, then the same stop', async () => {
     const cut: RunEvent[] = [chunk(0, 0, 0, 5), chunk(0, 0, 1, 9, true), { ...base, type: 'state', step: 0, from: 'RUNNING', to: 'CANCELLED', reason: 'cancelled by the user' }];
     const cancelled: number[] = [];
-    const llm = new TapeLlm({ recorded: () => cut, onCancelled: (i) => cancelled.push(i) });
+    const llm = new TapeLlm({ run: RUN, recorded: () => cut, onCancelled: (i) => cancelled.push(i) });
     const chunks: LlmChunk[] = [];
     expect(() => llm.complete(request, { onChunk: (c) => chunks.push(c) })).toThrow(/cancelled/);
     expect(cancelled).toEqual([0]);
@@ -117,6 +122,7 @@ describe('TapeLlm', () => {
       const deadline = new AbortController();
       const reason = new Error('run time exceeded the limit of 1000 ms');
       const llm = new TapeLlm({
+        run: RUN,
         recorded: () => timedOut,
         reach: (t) => {
           reached.push(t);
@@ -132,7 +138,7 @@ describe('TapeLlm', () => {
 
     it('a replay whose deadline does not fall there (a what-if) is beyond the tape', async () => {
       const exhausted: number[] = [];
-      const llm = new TapeLlm({ recorded: () => timedOut, reach: () => Promise.resolve(), onExhausted: (i) => exhausted.push(i) });
+      const llm = new TapeLlm({ run: RUN, recorded: () => timedOut, reach: () => Promise.resolve(), onExhausted: (i) => exhausted.push(i) });
       await expect(llm.complete(request, { signal: new AbortController().signal })).rejects.toMatchObject({ kind: 'fatal', message: 'tape exhausted at iteration 0' });
       expect(exhausted).toEqual([0]);
     });

@@ -5,6 +5,9 @@
  * entry is still consumed, keeping later iterations aligned). Past the end of the tape it either
  * fails with "tape exhausted" or hands the request to a fallback client (`--fallback live`).
  *
+ * What each call gets — the recorded attempt, a patch, or nothing (the end of the tape) — is the
+ * replay engine's (by position); this is the loop's side of it: the chunks, errors and answers as an
+ * `LlmClient` gives them, paced or not, and what a recording that was stopped during a call does.
  * The replay loads each step of the tape before the loop asks for it, so an answer the tape holds is
  * given at once (no promise): only pacing (`--speed`), a call the recording's time limit cut short,
  * and the live fallback wait.
@@ -14,10 +17,13 @@ import type { LlmChunkEvent, RunEvent, WarningEvent } from '../core/events.js';
 import type { LlmCallOptions, LlmChunk, LlmClient, LlmRequest, LlmResponse } from '../core/llm.js';
 import { LlmError } from '../core/llm-error.js';
 import type { AssistantMessage } from '../core/messages.js';
-import { attemptsOf } from './call-tape.js';
-import { patchedResponse } from './replay-engine.js';
+import type { RunMeta } from '../core/run-meta.js';
+import { callOf } from './call-tape.js';
+import { ReplayEngine } from './replay-engine.js';
 
 export interface TapeLlmOptions {
+  /** The run replayed. */
+  run: RunMeta;
   /** The recorded events of one iteration (step), which the replay has loaded. */
   recorded: (iteration: number) => readonly RunEvent[];
   /** Replacement answers by iteration (`--patch N=…`). */
@@ -43,39 +49,37 @@ export interface TapeLlmOptions {
 /** An `LlmClient` that answers from a tape (see the module comment). */
 export class TapeLlm implements LlmClient {
   private iteration = 0;
-  private attempt = 0;
+  private readonly engine: ReplayEngine;
 
-  constructor(private readonly options: TapeLlmOptions) {}
+  constructor(private readonly options: TapeLlmOptions) {
+    const patches = options.patches === undefined ? {} : { patches: options.patches };
+    this.engine = ReplayEngine.byPosition(options.run, (iteration) => callOf(options.recorded(iteration)), patches);
+  }
 
   complete(request: LlmRequest, call: LlmCallOptions = {}): LlmResponse | Promise<LlmResponse> {
     const iteration = this.iteration;
-    const events = this.options.recorded(iteration);
-    const attempts = attemptsOf(events);
-    const patch = this.options.patches?.get(iteration);
-    if (patch !== undefined && this.attempt === 0) {
-      const recorded = attempts.find((a) => a.outcome?.type === 'llm_response')?.outcome;
-      const response = patchedResponse(patch, recorded?.type === 'llm_response' ? recorded.response : undefined);
-      if (request.stream) for (const chunk of chunksOf(response)) call.onChunk?.(chunk);
-      return this.answered(response);
+    const served = this.engine.takeAt(iteration);
+    if (served.kind === 'patch') {
+      if (request.stream) for (const chunk of chunksOf(served.response)) call.onChunk?.(chunk);
+      return this.answered(served.response);
     }
-
-    const current = attempts.find((a) => a.attempt === this.attempt);
-    const outcome = current?.outcome;
-    if (outcome === undefined) {
+    if (served.kind !== 'tape') {
+      const events = this.options.recorded(iteration);
+      const chunks = served.kind === 'exhausted' ? (served.stoppedDuring?.chunks ?? []) : [];
       if (events.some((e) => e.type === 'state' && e.to === 'CANCELLED') && this.options.onCancelled !== undefined) {
         // The user stopped the recording while this call was under way: the same chunks, the same stop.
-        for (const event of current?.chunks ?? []) call.onChunk?.(event.chunk);
+        for (const event of chunks) call.onChunk?.(event.chunk);
         this.options.onCancelled(iteration);
         throw new Error(`cancelled during iteration ${iteration} in the recording`);
       }
       const timedOut = events.find((e) => e.type === 'state' && e.to === 'TIMED_OUT');
-      if (timedOut !== undefined && this.options.reach !== undefined) return this.cutAtDeadline(current?.chunks ?? [], timedOut.t, request, call);
+      if (timedOut !== undefined && this.options.reach !== undefined) return this.cutAtDeadline(chunks, timedOut.t, request, call);
       return this.beyondTape(iteration, request, call);
     }
 
+    const outcome = served.attempt.outcome as NonNullable<typeof served.attempt.outcome>;
     const settle = (): LlmResponse => {
       if (outcome.type === 'llm_error') {
-        this.attempt++;
         throw LlmError.fromData({
           kind: outcome.kind,
           message: outcome.message,
@@ -87,7 +91,7 @@ export class TapeLlm implements LlmClient {
       return this.answered(outcome.response);
     };
     // Chunks and provider warnings of this attempt, in the order they were recorded.
-    const paced = this.deliver(current?.stream ?? [], call);
+    const paced = this.deliver(served.attempt.stream, call);
     return paced === undefined ? settle() : paced.then(settle);
   }
 
@@ -129,6 +133,7 @@ export class TapeLlm implements LlmClient {
       throw new LlmError({ kind: 'fatal', message: exhaustedMessage(iteration) });
     }
     this.options.onLive?.(iteration);
+    this.engine.wentLive(iteration);
     // Retries of a live call are the provider runner's; only a success moves the tape on.
     const response = await this.options.fallback.complete(request, call);
     return this.answered(response);
@@ -136,7 +141,6 @@ export class TapeLlm implements LlmClient {
 
   private answered(response: LlmResponse): LlmResponse {
     this.iteration++;
-    this.attempt = 0;
     return response;
   }
 }
