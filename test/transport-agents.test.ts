@@ -15,12 +15,11 @@ import { generateText, stepCountIs, streamText, tool as aiTool } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunEvent } from '../src/core/events.js';
-import { TapeStore } from '../src/tape/tape-store.js';
 import type { ToolFunction, ToolPolicy } from '../src/library/recorded-tool.js';
 import { record, replay } from '../src/library/record-replay.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
 import { BIN } from './support/cli.js';
+import { storedEvents } from './support/stored-events.js';
 
 const API_KEY = 'sk-test-agents-0123456789abcdef';
 const TASK = 'What is the weather in Paris? Email it to bob@example.com.';
@@ -113,16 +112,6 @@ async function runAgent(client: OpenAI, agent: Agent, api: 'responses' | 'chat',
   return { finalOutput: result.finalOutput, toolCalls, toolOutputs };
 }
 
-async function storedEvents(store: string, runId: string): Promise<RunEvent[]> {
-  const opened = await TapeStore.open(store, { create: false });
-  try {
-    const out: RunEvent[] = [];
-    for await (const event of opened.readEvents(runId)) out.push(event);
-    return out;
-  } finally {
-    await opened.close();
-  }
-}
 
 describe('openai-agents-js through record().fetch and replay().fetch', () => {
   const cases = [

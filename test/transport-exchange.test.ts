@@ -27,6 +27,7 @@ import { openTapeFile, validateTapeFile, writeTapeFile } from '../src/tape/tape-
 import { TapeStore } from '../src/tape/tape-store.js';
 import { runCli } from './support/cli.js';
 import { filesUnder } from './support/files.js';
+import { storedEvents } from './support/stored-events.js';
 
 const API_KEY = 'sk-test-exchange-0123456789abcdef';
 const QUERY_KEY = 'querykey-0123456789abc';
@@ -174,16 +175,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function storedEvents(store: string, runId: string): Promise<RunEvent[]> {
-  const opened = await TapeStore.open(store, { create: false });
-  try {
-    const out: RunEvent[] = [];
-    for await (const event of opened.readEvents(runId)) out.push(event);
-    return out;
-  } finally {
-    await opened.close();
-  }
-}
 
 async function exportRun(store: string, runId: string, file: string): Promise<string> {
   const opened = await TapeStore.open(store, { create: false });

@@ -10,11 +10,10 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../src/core/events.js';
 import type { ToolFunction, ToolPolicy } from '../src/library/recorded-tool.js';
 import { record, replay } from '../src/library/record-replay.js';
-import { TapeStore } from '../src/tape/tape-store.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
+import { storedEvents } from './support/stored-events.js';
 
 const API_KEY = 'sk-test-tool-concurrency-0123456789';
 const RUNS = 20;
@@ -74,16 +73,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function storedEvents(store: string, runId: string): Promise<RunEvent[]> {
-  const opened = await TapeStore.open(store, { create: false });
-  try {
-    const out: RunEvent[] = [];
-    for await (const event of opened.readEvents(runId)) out.push(event);
-    return out;
-  } finally {
-    await opened.close();
-  }
-}
 
 describe('recordTool under concurrent agent runs', () => {
   it('twenty runs through one recording, one wrapper each: every call has its own id, and a replay gives each run its own result without running the tool', async () => {
