@@ -30,6 +30,7 @@ export const GENERATED_FILE = fileURLToPath(new URL('../src/tape/quick-event-che
 interface ZodNode {
   _zod: {
     def: { type: string; checks?: ZodNode[]; coerce?: boolean; [field: string]: unknown };
+    traits: ReadonlySet<string>;
     values?: ReadonlySet<unknown>;
     optin?: string;
     optout?: string;
@@ -85,8 +86,9 @@ class QuickCheckWriter {
   /** An exported function `name(value: unknown): boolean`, true only of what `schema` accepts as it is. */
   exported(name: string, doc: string, schema: z.core.$ZodType, root: string): void {
     const check = this.check(schema as unknown as ZodNode, [root]);
-    if (!('expr' in check) || check.fn === undefined) throw new Error(`${name}: the schema's root must be an object or union the quick check can mirror`);
-    this.roots.push(`${doc}\nexport function ${name}(value: unknown): boolean {\n  return ${check.fn}(value);\n}`);
+    if ('expr' in check && check.fn === undefined) throw new Error(`${name}: the schema's root must be an object or a union of objects`);
+    const body = 'expr' in check ? `return ${check.fn}(value);` : `void value;\n  return false; // left to the schema: ${check.leftToSchema}`;
+    this.roots.push(`${doc}\nexport function ${name}(value: unknown): boolean {\n  ${body}\n}`);
   }
 
   /** The event types a discriminated union's check vouches for (all but those left to the schema whole). */
@@ -100,7 +102,7 @@ class QuickCheckWriter {
     });
   }
 
-  module(covered: readonly string[]): string {
+  module(covered?: readonly string[]): string {
     const used = this.reachable();
     const constants = [...this.constants].filter(([name]) => used.has(name)).map(([, text]) => text);
     const functions = [...this.functions].filter(([name]) => used.has(name)).map(([, text]) => text);
@@ -112,8 +114,8 @@ class QuickCheckWriter {
       '/**',
       ' * The quick check of tape events and headers: true only of a value the schema accepts as it is',
       ' * (and parses to an equal value), with no zod loaded; false leaves the value to the schema, which',
-      ' * decides and words the error. Left to the schema (false whenever present):',
-      notes,
+      ` * decides and words the error. ${notes === '' ? 'Nothing is left to the schema.' : 'Left to the schema (false whenever present):'}`,
+      ...(notes === '' ? [] : [notes]),
       ' */',
       '',
       '/** A plain object, as JSON.parse makes them: `for...in` walks its own keys only. */',
@@ -131,9 +133,13 @@ class QuickCheckWriter {
       '',
       ...constants,
       ...(constants.length > 0 ? [''] : []),
-      '/** The event types checkRunEvent can vouch for (some fields of some of them aside: see above). */',
-      `export const QUICK_EVENT_TYPES = [${covered.map(quote).join(', ')}] as const;`,
-      '',
+      ...(covered === undefined
+        ? []
+        : [
+          '/** The event types checkRunEvent can vouch for (some fields of some of them aside: see above). */',
+          `export const QUICK_EVENT_TYPES = [${covered.map(quote).join(', ')}] as const;`,
+          '',
+        ]),
       [...this.roots, ...functions].join('\n\n'),
       '',
     ].join('\n');
@@ -162,7 +168,8 @@ class QuickCheckWriter {
   private check(node: ZodNode, path: readonly string[]): Check {
     const def = node._zod.def;
     if (def.coerce === true) return left('coerces its input');
-    const checks = def.checks ?? [];
+    // A format schema (`z.int()`, `z.email()`) is its own first check, as zod runs it.
+    const checks = node._zod.traits.has('$ZodCheck') ? [node, ...(def.checks ?? [])] : (def.checks ?? []);
     switch (def.type) {
       case 'unknown':
       case 'any':
@@ -414,13 +421,40 @@ const not = (expr: string): string => (/^[\w.]+\([\w.]*\)$/.test(expr) ? `!${exp
 /** The expression as an operand of `||`: parenthesised when it holds `&&` or `||` itself. */
 const group = (expr: string): string => (/&&|\|\|/.test(expr) ? `(${expr})` : expr);
 
-/** The generated module's text. */
-export function quickCheckSource(): string {
+/** One exported check of a generated module: its name and doc comment, the schema, and the name its inner functions are made from. */
+export interface QuickCheckRoot {
+  name: string;
+  doc: string;
+  schema: z.core.$ZodType;
+  path: string;
+}
+
+/**
+ * A module of quick checks, one exported function per root (each an object or a discriminated union
+ * of objects); with `events`, a discriminated union among the roots, also the list of its options
+ * the check can vouch for (QUICK_EVENT_TYPES).
+ */
+export function quickCheckModule(roots: readonly QuickCheckRoot[], events?: z.core.$ZodType): string {
   const writer = new QuickCheckWriter();
-  writer.exported('checkRunEvent', '/** True only of an event the event schema (runEventSchema) accepts as it is. */', runEventSchema, 'event');
-  writer.exported('checkTapeHeader', "/** True only of a tape's line 1 that tapeHeaderSchema accepts as it is (its `run` is checked by checkRunMeta). */", tapeHeaderSchema, 'header');
-  writer.exported('checkRunMeta', "/** True only of run metadata (a tape header's `run`) that runMetaSchema accepts as it is. */", runMetaSchema, 'runMeta');
-  return writer.module(writer.coveredOptions(runEventSchema));
+  for (const root of roots) writer.exported(root.name, root.doc, root.schema, root.path);
+  return writer.module(events === undefined ? undefined : writer.coveredOptions(events));
+}
+
+/** The text of src/tape/quick-event-check.generated.ts. */
+export function quickCheckSource(): string {
+  return quickCheckModule(
+    [
+      { name: 'checkRunEvent', doc: '/** True only of an event the event schema (runEventSchema) accepts as it is. */', schema: runEventSchema, path: 'event' },
+      {
+        name: 'checkTapeHeader',
+        doc: "/** True only of a tape's line 1 that tapeHeaderSchema accepts as it is (its `run` is checked by checkRunMeta). */",
+        schema: tapeHeaderSchema,
+        path: 'header',
+      },
+      { name: 'checkRunMeta', doc: "/** True only of run metadata (a tape header's `run`) that runMetaSchema accepts as it is. */", schema: runMetaSchema, path: 'runMeta' },
+    ],
+    runEventSchema,
+  );
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

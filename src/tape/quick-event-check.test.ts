@@ -15,6 +15,7 @@ import { quickEvent, quickHeader } from './quick-event-check.js';
 import { QUICK_EVENT_TYPES } from './quick-event-check.generated.js';
 import { runEventSchema, runMetaSchema, tapeHeaderSchema } from './schema.js';
 import { tapeArbitrary } from './test-support/arbitraries.js';
+import { changed, holdsProtoKey, jsonChange } from './test-support/json-changes.js';
 import { arbitraryOf } from './test-support/schema-arbitrary.js';
 
 const COVERED: ReadonlySet<string> = new Set(QUICK_EVENT_TYPES);
@@ -23,41 +24,7 @@ const LEFT_TO_SCHEMA = ['http'];
 const anyEvent = arbitraryOf(runEventSchema);
 const anyRunMeta = arbitraryOf(runMetaSchema);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** Every object and array inside `value` (itself included). */
-function containers(value: Json, out: (Json[] | { [key: string]: Json })[] = []): (Json[] | { [key: string]: Json })[] {
-  if (value !== null && typeof value === 'object') {
-    out.push(value);
-    for (const child of Object.values(value)) containers(child, out);
-  }
-  return out;
-}
-
-const mutation = fc.record({
-  where: fc.nat(),
-  which: fc.nat(),
-  kind: fc.constantFrom('delete', 'add', 'replace'),
-  value: fc.oneof(
-    fc.jsonValue({ maxDepth: 1 }),
-    fc.constantFrom(-1, 1.5, 2 ** 60, '', 'RUNNING', 'allow', 'function', 'assistant', null, true, [], {}, '0'.repeat(64)),
-  ),
-});
-
-/** A copy of `event` with one change at a place picked by `m`. */
-function mutate(event: unknown, m: { where: number; which: number; kind: string; value: unknown }): Json {
-  const copy = JSON.parse(JSON.stringify(event)) as Json;
-  const targets = containers(copy);
-  const target = targets[m.where % targets.length]!;
-  const keys = Object.keys(target);
-  const key = keys.length === 0 ? undefined : keys[m.which % keys.length]!;
-  if (m.kind === 'add' && !Array.isArray(target)) target[`extra${m.which % 3}`] = m.value as Json;
-  else if (m.kind === 'delete' && key !== undefined) {
-    if (Array.isArray(target)) target.splice(Number(key), 1);
-    else delete target[key];
-  } else if (key !== undefined) (target as Record<string, Json>)[key] = m.value as Json;
-  return copy;
-}
+const mutation = jsonChange([-1, 1.5, 2 ** 60, '', 'RUNNING', 'allow', 'function', 'assistant', null, true, [], {}, '0'.repeat(64)]);
 
 function agreesWithSchema(value: unknown): void {
   const quick = quickEvent(value);
@@ -65,12 +32,6 @@ function agreesWithSchema(value: unknown): void {
   const parsed = runEventSchema.safeParse(value);
   expect(parsed.success, JSON.stringify(value)).toBe(true);
   expect(quick).toEqual(parsed.data);
-}
-
-/** Whether a JSON value holds an own `__proto__` key anywhere (a record zod rebuilds without it: left to the schema). */
-function holdsProtoKey(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  return Object.hasOwn(value, '__proto__') || Object.values(value).some(holdsProtoKey);
 }
 
 describe('quick event check', () => {
@@ -88,7 +49,7 @@ describe('quick event check', () => {
       fc.property(tapeArbitrary, ({ events }) => {
         for (const event of events) {
           const json: unknown = JSON.parse(JSON.stringify(event));
-          if (COVERED.has(event.type)) expect(quickEvent(json), JSON.stringify(json)).toBeDefined();
+          if (COVERED.has(event.type) && !holdsProtoKey(json)) expect(quickEvent(json), JSON.stringify(json)).toBeDefined();
           agreesWithSchema(json);
         }
       }),
@@ -99,7 +60,7 @@ describe('quick event check', () => {
   it('accepts a changed event only when the schema does too', () => {
     fc.assert(
       fc.property(tapeArbitrary, fc.array(mutation, { minLength: 1, maxLength: 20 }), ({ events }, mutations) => {
-        mutations.forEach((m, i) => agreesWithSchema(mutate(events[i % events.length], m)));
+        mutations.forEach((m, i) => agreesWithSchema(changed(events[i % events.length], m)));
       }),
       { numRuns: 1000 },
     );
@@ -121,7 +82,7 @@ describe('quick event check', () => {
   it('accepts any such value changed only when the schema does too', () => {
     fc.assert(
       fc.property(anyEvent, fc.array(mutation, { minLength: 1, maxLength: 5 }), (event, mutations) => {
-        for (const m of mutations) agreesWithSchema(mutate(event, m));
+        for (const m of mutations) agreesWithSchema(changed(event, m));
       }),
       { numRuns: 2000 },
     );
@@ -183,7 +144,7 @@ describe('quick header check', () => {
       fc.property(tapeArbitrary, fc.array(mutation, { minLength: 1, maxLength: 3 }), ({ meta }, mutations) => {
         let header: unknown = { format: 'agentctl-tape', version: 1, run: meta };
         for (const m of mutations) {
-          header = mutate(header, m);
+          header = changed(header, m);
           headerAgreesWithSchemas(header);
         }
       }),

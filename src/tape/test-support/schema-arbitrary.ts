@@ -41,11 +41,24 @@ function plainArbitrary(node: ZodNode, checks: readonly ZodNode['_zod']['def'][]
       return pattern === undefined ? fc.string({ maxLength: 12 }) : fc.stringMatching(pattern);
     }
     case 'number': {
-      const bound = (check: string): number | undefined => checks.find((c) => c.check === check)?.value as number | undefined;
+      const bound = (check: string): { value: number; excluded: boolean } | undefined => {
+        const found = checks.find((c) => c.check === check);
+        return found === undefined ? undefined : { value: found.value as number, excluded: found.inclusive !== true };
+      };
       const min = bound('greater_than');
       const max = bound('less_than');
-      if (checks.some((c) => c.check === 'number_format')) return fc.integer({ min: min ?? Number.MIN_SAFE_INTEGER, max: max ?? Number.MAX_SAFE_INTEGER });
-      return fc.double({ noNaN: true, noDefaultInfinity: true, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) });
+      if (checks.some((c) => c.check === 'number_format')) {
+        return fc.integer({
+          min: min === undefined ? Number.MIN_SAFE_INTEGER : Math.ceil(min.value) + (min.excluded && Number.isInteger(min.value) ? 1 : 0),
+          max: max === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(max.value) - (max.excluded && Number.isInteger(max.value) ? 1 : 0),
+        });
+      }
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        ...(min === undefined ? {} : { min: min.value, minExcluded: min.excluded }),
+        ...(max === undefined ? {} : { max: max.value, maxExcluded: max.excluded }),
+      });
     }
     case 'boolean':
       return fc.boolean();
