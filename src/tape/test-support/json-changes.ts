@@ -47,7 +47,11 @@ export function changed(value: unknown, m: JsonChange): unknown {
   return copy;
 }
 
-/** Whether a JSON value holds an own `__proto__` key anywhere: a record zod rebuilds without it, so a quick check leaves it to the schema. */
+/**
+ * Whether a JSON value holds an own `__proto__` key anywhere. In a record zod rebuilds the record
+ * without it, so a quick check leaves such a value to the schema; elsewhere (in a value of any
+ * shape) it is kept as it is.
+ */
 export function holdsProtoKey(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   return Object.hasOwn(value, '__proto__') || Object.values(value).some(holdsProtoKey);
