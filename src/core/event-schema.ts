@@ -11,7 +11,7 @@
  * plain tape's replay).
  */
 import { z } from 'zod';
-import { GATES, VERDICTS } from './decisions.js';
+import { GATES, VERDICTS } from './decision-names.js';
 import { finiteNumber, jsonRecord, nonNegInt, runTotalsSchema, terminalStateSchema } from './run-meta-schema.js';
 import { AGENT_STATES } from './states.js';
 

@@ -12,7 +12,7 @@
  */
 import type { z } from 'zod';
 import type * as schema from './event-schema.js';
-import type { FinishReason } from './llm.js';
+import type { FinishReason, ModelEndpoint } from './llm.js';
 import type { runTotalsSchema } from './run-meta-schema.js';
 
 export type EventBase = z.infer<typeof schema.eventBaseSchema>;
@@ -25,8 +25,6 @@ export type LlmRequestEvent = z.infer<typeof schema.llmRequestEventSchema>;
 export type LlmChunkEvent = z.infer<typeof schema.llmChunkEventSchema>;
 export type LlmErrorEvent = z.infer<typeof schema.llmErrorEventSchema>;
 export type LlmResponseEvent = z.infer<typeof schema.llmResponseEventSchema>;
-/** Which model API a transport-recorded call used. */
-export type ModelEndpoint = z.infer<typeof schema.modelEndpointSchema>;
 /** An HTTP reply as recorded: status, the headers clients read, and the body (see httpReplySchema). */
 export type HttpReply = z.infer<typeof schema.httpReplySchema>;
 /** Recorded at the transport: a call to an endpoint that is not a model call, kept as an opaque pair. */
@@ -50,5 +48,5 @@ export type RunEventType = RunEvent['type'];
 /** An event before the run assigns its `seq` and `t`. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'seq' | 't'> : never) : never;
 
-/** Re-exported for convenience of renderers. */
-export type { FinishReason };
+/** Re-exported for convenience of renderers and the transport. */
+export type { FinishReason, ModelEndpoint };

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type * as schema from './event-schema.js';
-import type { ModelEndpoint } from './events.js';
 import type { ChatMessage, ToolDefinition } from './messages.js';
 
 /**
@@ -46,8 +45,10 @@ export interface LlmRequest {
   params?: Record<string, unknown>;
 }
 
-// What a response and its stream chunks hold: the event schema's shapes (event-schema.ts), which
-// document each field; these types are inferred from it.
+// What a request names and a response and its stream chunks hold: the event schema's shapes
+// (event-schema.ts), which document each field; these types are inferred from it.
+/** Which model API a call recorded at the transport used. */
+export type ModelEndpoint = z.infer<typeof schema.modelEndpointSchema>;
 export type FinishReason = z.infer<typeof schema.finishReasonSchema>;
 export type Usage = z.infer<typeof schema.usageSchema>;
 export type LlmResponse = z.infer<typeof schema.llmResponseSchema>;

@@ -2,7 +2,7 @@
  * The zod schemas a tape file's header needs: its line 1, and the run metadata in it (whose schema,
  * like the events', lives in core: run-meta-schema.ts). Loaded only for a header the quick check
  * (quick-event-check.ts) cannot vouch for; the event schema (schema.ts, which re-exports all of
- * these) only when an event needs it (issue 12: its construction was part of every replay's start-up).
+ * these) only when an event needs it: constructing it would add to every replay's start-up.
  */
 import { z } from 'zod';
 

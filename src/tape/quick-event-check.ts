@@ -1,10 +1,11 @@
 /**
  * A quick check of a tape's events and header, so a plain tape is read without the zod schemas at
- * all (start-up, issue 12). The checks are generated from the schemas
- * (quick-event-check.generated.ts, by scripts/generate-quick-check.ts): they say "valid" only of a
- * value the schema accepts as it is, and leave anything else — an unknown key, a missing field, an
- * HTTP reply — to the schema, which decides and words the error. So a tape is refused exactly as
- * the schema would, and a valid one costs a few type tests per field instead of a schema parse.
+ * all: loading and constructing them would add to every replay's start-up. The checks are generated
+ * from the schemas (quick-event-check.generated.ts, by scripts/generate-quick-check.ts): they say
+ * "valid" only of a value the schema accepts as it is, and leave anything else — an unknown key, a
+ * missing field, an HTTP reply — to the schema, which decides and words the error. So a tape is
+ * refused exactly as the schema would, and a valid one costs a few type tests per field instead of
+ * a schema parse.
  *
  * quick-event-check.test.ts holds the generated module to the schemas: it must be what the
  * generator makes of them now, and on valid and changed tapes whatever it accepts the schema
