@@ -1,8 +1,10 @@
 /**
- * The quick check of a tape's events is compiled to a function per event type (new Function, in
- * src/tape/quick-event-check.ts). Under `node --disallow-code-generation-from-strings` that throws;
- * tapes must then be read exactly as with code generation, through the same checks, interpreted: the golden tapes
- * reproduce, and a tampered event is refused (exit 9) just as it is otherwise.
+ * Reading tapes never depends on generating code from strings (`node
+ * --disallow-code-generation-from-strings`, as hardened environments run Node): the quick check is
+ * plain code generated ahead of time (src/tape/quick-event-check.generated.ts), and zod, which
+ * compiles its object parsers with `new Function` where it may, parses without them where it may
+ * not. Under that flag the golden tapes reproduce, and a tampered event is refused (exit 9) with the
+ * same message as otherwise.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,7 @@
 /**
  * Start-up cost: replaying a valid tape never loads the zod event schema
- * (src/tape/schema.ts, a chunk of its own in the bundle). The quick event check vouches for every
+ * (src/core/event-schema.ts, loaded through src/tape/schema.ts, a chunk of its own in the bundle;
+ * test/startup-lazy-schemas.test.ts shows no zod at all is loaded). The quick event check vouches for every
  * event of a plain tape; the schema is loaded only for an event it cannot decide — shown here too,
  * so the trace is known to see the chunk when it is loaded.
  */

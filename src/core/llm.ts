@@ -1,4 +1,6 @@
-import type { AssistantMessage, ChatMessage, ToolDefinition } from './messages.js';
+import type { z } from 'zod';
+import type * as schema from './event-schema.js';
+import type { ChatMessage, ToolDefinition } from './messages.js';
 
 /**
  * The one interface the agent loop knows for talking to a model. The OpenAI adapter, the recorder,
@@ -33,49 +35,21 @@ export interface LlmRequest {
   maxTokens?: number;
   temperature?: number;
   /** Requests recorded at the transport: the API they went to (absent: Chat Completions). */
-  endpoint?: 'chat' | 'responses';
+  endpoint?: ModelEndpoint;
   /** Requests recorded at the transport: every other body field that affects the answer. */
   params?: Record<string, unknown>;
 }
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'unknown';
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-}
-
-export interface LlmResponse {
-  message: AssistantMessage;
-  finishReason: FinishReason;
-  usage: Usage;
-  /** The model name the server reported, if any. */
-  model?: string;
-}
-
+// What a request names and a response and its stream chunks hold: the event schema's shapes
+// (event-schema.ts), which document each field; these types are inferred from it.
+/** Which model API a call recorded at the transport used. */
+export type ModelEndpoint = z.infer<typeof schema.modelEndpointSchema>;
+export type FinishReason = z.infer<typeof schema.finishReasonSchema>;
+export type Usage = z.infer<typeof schema.usageSchema>;
+export type LlmResponse = z.infer<typeof schema.llmResponseSchema>;
 /** One piece of a streamed response, as recorded on the tape. */
-export interface LlmChunk {
-  /** 0-based position of the chunk in its stream. */
-  index: number;
-  /** Milliseconds since the request was sent (replayed with `--speed`). */
-  offsetMs: number;
-  /** Text added to the assistant message by this chunk. */
-  content?: string;
-  /** Tool-call fragments, as the provider streams them. */
-  toolCalls?: ToolCallDelta[];
-  finishReason?: FinishReason;
-  /** True on the single terminal chunk of every stream. */
-  finished: boolean;
-  /** Set on the terminal chunk when the stream ended abnormally. */
-  error?: string;
-}
-
-export interface ToolCallDelta {
-  index: number;
-  id?: string;
-  name?: string;
-  arguments?: string;
-}
+export type LlmChunk = z.infer<typeof schema.llmChunkSchema>;
+export type ToolCallDelta = z.infer<typeof schema.toolCallDeltaSchema>;
 
 /** Whether a failed provider call may be retried (docs/loop.md). */
-export type LlmErrorKind = 'recoverable' | 'fatal';
+export type LlmErrorKind = z.infer<typeof schema.llmErrorKindSchema>;

@@ -1,20 +1,20 @@
-import type { RunTotals } from './events.js';
-import type { TerminalState } from './states.js';
+/**
+ * A run's metadata. Its shape is runMetaSchema (run-meta-schema.ts); the types here are inferred from
+ * it, so a field is added in the schema alone.
+ */
+import type { z } from 'zod';
+import type { runKindSchema, runMetaSchema, runSourceSchema, runStatusSchema, tapeUpdateSchema } from './run-meta-schema.js';
 
 /** Current version of the tape format (store values and portable files). */
 export const TAPE_VERSION = 1;
 
-export type RunStatus = 'recording' | 'complete' | 'incomplete';
-export type RunKind = 'record' | 'replay';
+export type RunStatus = z.infer<typeof runStatusSchema>;
+export type RunKind = z.infer<typeof runKindSchema>;
 /** What recorded a run: `agentctl record`/`replay`, the library (a recording fetch), or `agentctl proxy`. */
-export type RunSource = 'cli' | 'library' | 'proxy';
+export type RunSource = z.infer<typeof runSourceSchema>;
 
 /** One `agentctl ci --update` of a tape. */
-export interface TapeUpdate {
-  /** ISO-8601 wall-clock time of the rewrite. */
-  at: string;
-  note: string;
-}
+export type TapeUpdate = z.infer<typeof tapeUpdateSchema>;
 
 /**
  * What recorded a run. Tapes from before `source` was kept: a run of the library has an empty config
@@ -32,28 +32,4 @@ export function replayHint(meta: Pick<RunMeta, 'id' | 'name'>, source: RunSource
 }
 
 /** What the store keeps about a run, besides its events. Never holds a key or a token. */
-export interface RunMeta {
-  /** ULID: sortable by creation time. */
-  id: string;
-  kind: RunKind;
-  /** What recorded it; absent on tapes from before it was kept (they are all `cli`). */
-  source?: RunSource;
-  /** For a replay: the run or tape it replayed. */
-  parentId?: string;
-  name?: string;
-  /** ISO-8601 wall-clock time the run was created. */
-  createdAt: string;
-  task: string;
-  model: string;
-  baseUrl?: string;
-  config: Record<string, unknown>;
-  seed: number;
-  status: RunStatus;
-  finalState?: TerminalState;
-  totals?: RunTotals;
-  /** Number of events written; kept up to date when the run finishes. */
-  eventCount?: number;
-  /** Rewrites of a golden tape by `agentctl ci --update`: when, and why (the run's own data is kept). */
-  updates?: TapeUpdate[];
-  tapeVersion: number;
-}
+export type RunMeta = z.infer<typeof runMetaSchema>;

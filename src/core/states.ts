@@ -1,31 +1,14 @@
-/** Agent loop states (docs/loop.md). */
-export const AGENT_STATES = [
-  'RUNNING',
-  'WAITING_FOR_TOOL',
-  'WAITING_FOR_INPUT',
-  'COMPLETED',
-  'CANCELLED',
-  'TIMED_OUT',
-  'MAX_STEPS',
-  'BUDGET_EXCEEDED',
-  'ERROR',
-] as const;
+/** The states a run ends in (docs/loop.md): a run_end event's `state`, a finished run's `finalState`. */
+export const TERMINAL_STATES = ['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR'] as const;
+
+/** Agent loop states (docs/loop.md): the running ones, then the terminal ones. */
+export const AGENT_STATES = ['RUNNING', 'WAITING_FOR_TOOL', 'WAITING_FOR_INPUT', ...TERMINAL_STATES] as const;
 
 export type AgentState = (typeof AGENT_STATES)[number];
 
-export type TerminalState = Extract<
-  AgentState,
-  'COMPLETED' | 'CANCELLED' | 'TIMED_OUT' | 'MAX_STEPS' | 'BUDGET_EXCEEDED' | 'ERROR'
->;
+export type TerminalState = (typeof TERMINAL_STATES)[number];
 
-const TERMINAL: ReadonlySet<AgentState> = new Set<AgentState>([
-  'COMPLETED',
-  'CANCELLED',
-  'TIMED_OUT',
-  'MAX_STEPS',
-  'BUDGET_EXCEEDED',
-  'ERROR',
-]);
+const TERMINAL: ReadonlySet<AgentState> = new Set<AgentState>(TERMINAL_STATES);
 
 export function isTerminalState(state: AgentState): state is TerminalState {
   return TERMINAL.has(state);

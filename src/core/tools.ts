@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { toolOutcomeStatusSchema } from './event-schema.js';
+
 /**
  * Tool semantics (docs/guardrails.md §2). The guardrails read `idempotent` and `mutating`; the executor reads
  * `timeoutMs`; the provider sees `name`, `description` and `parameters`.
@@ -19,4 +22,4 @@ export interface ToolSpec {
 export const REGISTRY_MISS_SEMANTICS = { idempotent: true, mutating: false } as const;
 
 /** How one tool call ended. */
-export type ToolOutcomeStatus = 'ok' | 'error' | 'timeout' | 'denied';
+export type ToolOutcomeStatus = z.infer<typeof toolOutcomeStatusSchema>;

@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
+import { RULES } from './rules.js';
 import type { ToolCall } from '../core/messages.js';
 
 /**
@@ -30,7 +31,7 @@ export const sha256Hex: (data: string | Buffer) => string =
 /** The outcome of parsing a tool call's JSON-string arguments. */
 export type ParsedArguments =
   | { ok: true; args: Record<string, unknown>; key: string }
-  | { ok: false; raw: string; key: string; error: string; rule: 'invalid_json' | 'non_object_arguments' };
+  | { ok: false; raw: string; key: string; error: string; rule: typeof RULES.invalidJson | typeof RULES.nonObjectArguments };
 
 /**
  * Parse the arguments text of an OpenAI tool call and key it. Valid JSON objects are keyed by
@@ -47,7 +48,7 @@ export function parseCallArguments(tool: string, raw: string): ParsedArguments {
     parsed = JSON.parse(raw);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, raw, key: rawCallKey(tool, raw), error: `arguments are not valid JSON: ${detail}`, rule: 'invalid_json' };
+    return { ok: false, raw, key: rawCallKey(tool, raw), error: `arguments are not valid JSON: ${detail}`, rule: RULES.invalidJson };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
@@ -56,7 +57,7 @@ export function parseCallArguments(tool: string, raw: string): ParsedArguments {
       raw,
       key: rawCallKey(tool, raw),
       error: `arguments must be a JSON object, got ${kind}`,
-      rule: 'non_object_arguments',
+      rule: RULES.nonObjectArguments,
     };
   }
   const args = parsed as Record<string, unknown>;

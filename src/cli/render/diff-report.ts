@@ -7,22 +7,23 @@
  */
 import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import type { RunMeta } from '../../core/run-meta.js';
+import { RULES } from '../../guardrails/rules.js';
 import type { DecisionSummary, StepSummary } from '../../replay/run-diff-summary.js';
 import type { EventDifference, RunDiffSummary, StepDiff } from '../../replay/run-diff.js';
 import { ID_LABEL_TEXT } from '../../replay/id-labels.js';
 import { clip, runOutcome } from '../format.js';
 
 /** Rules that only say "nothing to see here"; every other decision (blocks, skips, near-misses) is shown. */
-const ROUTINE_RULES = new Set([
-  'valid_arguments',
-  'first_attempt',
-  'first_call',
-  'non_idempotent',
-  'failure_reset',
-  'policy_allow',
-  'no_tool_calls',
-  'new_tool_step',
-  'within_budget',
+const ROUTINE_RULES: ReadonlySet<string> = new Set<string>([
+  RULES.validArguments,
+  RULES.firstAttempt,
+  RULES.firstCall,
+  RULES.nonIdempotent,
+  RULES.failureReset,
+  RULES.policyAllow,
+  RULES.noToolCalls,
+  RULES.newToolStep,
+  RULES.withinBudget,
 ]);
 
 

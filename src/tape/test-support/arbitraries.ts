@@ -2,8 +2,9 @@
 import fc from 'fast-check';
 import type { RunEvent } from '../../core/events.js';
 import type { RunMeta } from '../../core/run-meta.js';
-import { AGENT_STATES } from '../../core/states.js';
-import { VERDICTS } from '../../core/decisions.js';
+import { AGENT_STATES, TERMINAL_STATES } from '../../core/states.js';
+import { GATES, VERDICTS } from '../../core/decisions.js';
+import { finishReasonSchema, llmErrorKindSchema, toolOutcomeStatusSchema } from '../../core/event-schema.js';
 import type { AgentConfig } from '../../agent/config.js';
 import { parseConfig } from '../../agent/load-config.js';
 import { applyDeltaInPlace, RequestHasher } from '../../agent/request-delta.js';
@@ -20,7 +21,7 @@ const json: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<unknown>,
   { maxKeys: 4 },
 );
-const terminal = fc.constantFrom('COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR' as const);
+const terminal = fc.constantFrom(...TERMINAL_STATES);
 const toolCall = fc.record({
   id: text,
   type: fc.constant('function' as const),
@@ -36,7 +37,7 @@ const message = fc.oneof(
   assistant,
   fc.record({ role: fc.constant('tool' as const), tool_call_id: text, content: text }),
 );
-const finishReason = fc.constantFrom('stop', 'length', 'tool_calls', 'content_filter', 'unknown' as const);
+const finishReason = fc.constantFrom(...finishReasonSchema.options);
 const usage = fc.record({ inputTokens: nat, outputTokens: nat });
 
 type Body = Omit<RunEvent, 'seq' | 'step' | 't'>;
@@ -64,7 +65,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
     ),
   }),
   fc.record(
-    { type: fc.constant('llm_error' as const), iteration: nat, attempt: nat, kind: fc.constantFrom('recoverable', 'fatal' as const), status: fc.integer({ min: 100, max: 599 }), message: text, retryInMs: time },
+    { type: fc.constant('llm_error' as const), iteration: nat, attempt: nat, kind: fc.constantFrom(...llmErrorKindSchema.options), status: fc.integer({ min: 100, max: 599 }), message: text, retryInMs: time },
     { requiredKeys: ['type', 'iteration', 'attempt', 'kind', 'message'] },
   ),
   fc.record({
@@ -78,7 +79,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
   fc.record(
     {
       type: fc.constant('guardrail' as const),
-      gate: fc.constantFrom('arguments', 'loop_guard', 'replay_control', 'failures', 'repetition', 'max_tokens', 'budget', 'policy' as const),
+      gate: fc.constantFrom(...GATES),
       verdict: fc.constantFrom(...VERDICTS),
       rule: text,
       tool: text,
@@ -90,7 +91,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
     },
     { requiredKeys: ['type', 'gate', 'verdict', 'rule', 'counters', 'reason'] },
   ),
-  fc.record({ type: fc.constant('tool_result' as const), callId: text, tool: text, status: fc.constantFrom('ok', 'error', 'timeout', 'denied' as const), output: text, durationMs: time }),
+  fc.record({ type: fc.constant('tool_result' as const), callId: text, tool: text, status: fc.constantFrom(...toolOutcomeStatusSchema.options), output: text, durationMs: time }),
   fc.record({ type: fc.constant('budget' as const), inputTokens: nat, outputTokens: nat, cost: time, nearBudget: fc.boolean() }),
   fc.record({ type: fc.constant('checkpoint' as const), guardrails: json }),
   fc.record({ type: fc.constant('warning' as const), message: text }),

@@ -5,6 +5,7 @@
  * state changes, and divergences with recorded and replayed side by side. Collapsed, long text is
  * cut to a few lines; expanded (Enter), it is shown whole.
  */
+import type { Verdict } from '../../core/decisions.js';
 import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../../core/events.js';
 import type { ChatMessage } from '../../core/messages.js';
 import { DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
@@ -17,14 +18,7 @@ export type Tone =
   | 'heading'
   | 'normal'
   | 'dim'
-  | 'allow'
-  | 'continue'
-  | 'skip'
-  | 'block'
-  | 'warn'
-  | 'halt'
-  | 'stuck'
-  | 'recover'
+  | Verdict
   | 'unexpected'
   | 'expected'
   | 'error';
