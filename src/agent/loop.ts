@@ -20,6 +20,7 @@ import { RunDeadline, outOfTimeReason } from './deadline.js';
 import { costOf, priceOf } from './prices.js';
 import { providerCall } from './provider-runner.js';
 import { RequestBuilder } from './request-builder.js';
+import type { RecordedRequest } from './request-delta.js';
 import { EventStamper } from './run-events.js';
 import { runToolStep } from './tool-step.js';
 import type { ToolHost } from './tool-host.js';
@@ -42,6 +43,11 @@ export interface LoopDeps {
   input?: UserInput;
   /** Redaction applied before a request is hashed; replay must use what the recording used. */
   redact?: Redactor;
+  /**
+   * A replay's tape: the request it recorded at `step`, when that is the next event on it and in
+   * hand. A request that is the recorded one takes its hash instead of being hashed again.
+   */
+  recordedRequest?: (step: number) => RecordedRequest | undefined;
 }
 
 /** What the run is asked to do, and how. */
@@ -83,7 +89,7 @@ function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadlin
   const price = priceOf(config.model, config.prices);
   const totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   const guardrails = new LoopGuardrails(config.guardrails);
-  const requests = new RequestBuilder(config, deps.tools.definitions(), deps.redact);
+  const requests = new RequestBuilder(config, deps.tools.definitions(), deps.redact, deps.recordedRequest);
   let state: AgentState = 'RUNNING';
   let step = 0;
   let nudgesUsed = 0;

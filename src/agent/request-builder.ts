@@ -9,7 +9,7 @@ import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
 import type { AgentConfig } from './config.js';
 import { trimContext } from './context.js';
-import { RequestHasher, requestDelta, type RequestDelta } from './request-delta.js';
+import { RequestHasher, requestDelta, type RecordedRequest, type RequestDelta } from './request-delta.js';
 
 /** Builds the requests of one run, in order; it remembers what the previous request sent. */
 export class RequestBuilder {
@@ -20,11 +20,15 @@ export class RequestBuilder {
   /** Set when trimming rewrote the conversation: then the delta is found by comparison. */
   private rewritten: ChatMessage[] | null = null;
 
-  /** `definitions`: the same list every step (tools do not change within a run). */
+  /**
+   * `definitions`: the same list every step (tools do not change within a run). `recorded`: in a
+   * replay, the request the tape holds for a step when it is in hand (RequestHasher.hash).
+   */
   constructor(
     private readonly config: AgentConfig,
     private readonly definitions: ToolDefinition[],
     redact?: Redactor,
+    private readonly recorded?: (step: number) => RecordedRequest | undefined,
   ) {
     this.hasher = new RequestHasher(redact);
     this.toolNames = definitions.map((d) => d.function.name);
@@ -57,7 +61,7 @@ export class RequestBuilder {
     this.rewritten = null;
     this.sentLength = messages.length;
     const event: RunEventInput = {
-      type: 'llm_request', step, iteration: step, hash: this.hasher.hash(request, delta), ...delta,
+      type: 'llm_request', step, iteration: step, hash: this.hasher.hash(request, delta, this.recorded?.(step)), ...delta,
       model: config.model, stream: config.stream, tools: this.toolNames,
     };
     return { request, event };

@@ -9,6 +9,7 @@
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import { NO_REDACTION, type Redactor } from '../core/redact.js';
+import { sameJson } from '../core/same-json.js';
 import { sha256Hex } from '../guardrails/call-key.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 
@@ -90,20 +91,75 @@ export function requestHash(request: LlmRequest, redact: Redactor = identity): s
 }
 
 /**
+ * What the tape says a request was: its delta, hash and visible settings (an `llm_request` event).
+ * A replay hands the hasher the recorded request of the step it is at (see RequestHasher.hash).
+ */
+export interface RecordedRequest {
+  readonly prefix: number;
+  readonly append: readonly ChatMessage[];
+  readonly hash: string;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly tools: readonly string[];
+}
+
+/**
  * requestHash for one conversation's successive requests, reusing the digests of the unchanged
  * prefix: give it each request with its delta against the one before.
+ *
+ * In a replay it may also be given the request the tape recorded at that point. A request that is
+ * the recorded one — the same delta after a conversation that was the recorded one, with the
+ * settings of an earlier request that hashed to the recorded hash — has the recorded hash, and takes
+ * it without hashing again: the tape's hashes are of its own conversation (a tape file's checks
+ * verified them; the store holds what agentctl wrote), and nothing a hash covers has changed. Any
+ * other request is hashed in full, so the answer is the same either way (request-delta.test.ts).
  */
 export class RequestHasher {
   /** chain[i]: the digest of messages[0..i], for the messages hashed so far. */
   private readonly chain: string[] = [];
+  /**
+   * The last request hashed in full, when it had the recorded hash and every request since was the
+   * recorded one: its settings are the recording's. Null otherwise.
+   */
+  private anchor: LlmRequest | null = null;
 
   constructor(private readonly redact: Redactor = identity) {}
 
-  hash(request: LlmRequest, delta: RequestDelta): string {
+  hash(request: LlmRequest, delta: RequestDelta, recorded?: RecordedRequest): string {
     this.chain.length = Math.min(this.chain.length, delta.prefix);
+    if (recorded !== undefined && this.isRecorded(request, delta, recorded)) return recorded.hash;
     for (let i = this.chain.length; i < request.messages.length; i++) {
       this.chain.push(chainStep(this.chain[i - 1] ?? '', request.messages[i] as ChatMessage, this.redact));
     }
-    return finalHash(request, this.chain.at(-1) ?? '', this.redact);
+    const hash = finalHash(request, this.chain.at(-1) ?? '', this.redact);
+    this.anchor = recorded !== undefined && hash === recorded.hash ? request : null;
+    return hash;
   }
+
+  /**
+   * Whether `request` is the recorded one: the conversation before it was the recorded one (the
+   * anchor, and requests taken as recorded since), its settings are the anchor's, and its delta is
+   * the recorded delta — each new message equal to the recorded one and unchanged by redaction, as
+   * the recorded messages were when they were hashed.
+   */
+  private isRecorded(request: LlmRequest, delta: RequestDelta, recorded: RecordedRequest): boolean {
+    const anchor = this.anchor;
+    // A digest the redactor could change (a pattern of the user's might) cannot be vouched for unhashed.
+    if (anchor === null || this.redact.keepsHex !== true || request.endpoint !== undefined || request.params !== undefined) return false;
+    if (request.model !== anchor.model || request.stream !== anchor.stream || request.tools !== anchor.tools) return false;
+    if (request.maxTokens !== anchor.maxTokens || request.temperature !== anchor.temperature) return false;
+    if (recorded.model !== request.model || recorded.stream !== request.stream || !sameNames(recorded.tools, request.tools ?? NO_TOOLS)) return false;
+    if (recorded.prefix !== delta.prefix || recorded.append.length !== delta.append.length) return false;
+    for (let i = 0; i < delta.append.length; i++) {
+      const message = delta.append[i] as ChatMessage;
+      if (this.redact(message) !== message || !sameJson(message, recorded.append[i])) return false;
+    }
+    return true;
+  }
+}
+
+function sameNames(names: readonly string[], tools: readonly ToolDefinition[]): boolean {
+  if (names.length !== tools.length) return false;
+  for (let i = 0; i < names.length; i++) if (names[i] !== tools[i]?.function.name) return false;
+  return true;
 }

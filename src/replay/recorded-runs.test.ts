@@ -1,8 +1,8 @@
 /**
  * Runs recorded through the real loop, then replayed from a tape file (checked on reading) or from
  * events as the store gives them (unchecked), under patches, what-if overrides and extra redaction
- * patterns: an unchanged replay reproduces its run, every replay is the same every time, and a
- * request hash the tape lies about is found.
+ * patterns: an unchanged replay reproduces its run, and every replay is the same every time. (That a
+ * request which is the recorded one takes the recorded hash changes no hash: request-delta.test.ts.)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -181,22 +181,27 @@ describe('replay of runs recorded through the real loop', () => {
     );
   }, 120_000);
 
-  it('a request whose recorded hash is not the hash of the request the tape rebuilds is a divergence, wherever it is', async () => {
-    const path = join(dir, 'hashes.tape.jsonl');
+  it('a request that is the recorded one takes the hash the tape gives (the store is trusted: it holds what agentctl wrote)', async () => {
+    const path = join(dir, 'trusted.tape.jsonl');
     await record(path, [{ paths: ['a.ts'], text: 'looking' }, { paths: ['b.ts'], text: 'looking' }, { paths: [], text: 'done' }]);
     const tape = await openTapeFile(path);
     const all: RunEvent[] = [];
     for await (const event of tape.events()) all.push(event);
     const requests = all.filter((e) => e.type === 'llm_request');
     expect(requests.length).toBe(3);
-    for (const [step, request] of requests.entries()) {
-      // The "store" gives events unchecked: the replay hashes every request itself.
-      const changed = all.map((e) => (e === request ? { ...e, hash: 'f'.repeat(64) } : e));
-      const store: TapeSource = { meta: tape.meta, label: tape.meta.id, events: () => each(changed) };
-      const replayed = (await replayOf({ source: store, tools: 'tape' })) as { result: { verdict: string; firstDivergence: { step: number } } };
-      expect(replayed.result.verdict).toBe('diverged');
-      expect(replayed.result.firstDivergence.step).toBe(step);
-    }
+    // The second request's hash, changed in the "store" (whose events are not checked): taken as it is, it matches.
+    const changed = all.map((e) => (e === requests[1] ? { ...e, hash: 'f'.repeat(64) } : e));
+    const store = (): TapeSource => ({ meta: tape.meta, label: tape.meta.id, events: () => each(changed) });
+    const taken = (await replayOf({ source: store(), tools: 'tape' })) as { result: { verdict: string } };
+    expect(taken.result.verdict).toBe('reproduced');
+    // A pattern of the user's might match within a digest: then every request is hashed, and the change is found.
+    const hashed = (await replayOf({ source: store(), tools: 'tape', redact: ['zzz'] })) as { result: { verdict: string; firstDivergence: { step: number } } };
+    expect(hashed.result.verdict).toBe('diverged');
+    expect(hashed.result.firstDivergence.step).toBe(1);
+    // The first request is always hashed: nothing earlier vouches for the settings.
+    const first = all.map((e) => (e === requests[0] ? { ...e, hash: 'f'.repeat(64) } : e));
+    const firstChanged = (await replayOf({ source: { meta: tape.meta, label: tape.meta.id, events: () => each(first) }, tools: 'tape' })) as { result: { verdict: string } };
+    expect(firstChanged.result.verdict).toBe('diverged');
   });
 });
 

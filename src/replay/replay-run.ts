@@ -243,6 +243,18 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   let stoppedByStrict = false;
   let lastStep = 0;
   let loaded = -1;
+  /** The tape's next event, where the replay is: peeked after each event (below). */
+  let upcoming: RunEvent | undefined;
+  // A request the loop sends is the tape's own when it is the same delta after the same conversation
+  // (RequestHasher.hash): it then has the recorded hash, which the tape file's checks verified (a
+  // store holds what agentctl wrote), and is not hashed again — the tape's next event is always at
+  // hand (the step is loaded), so a request that is the recorded one is always taken so. Only while
+  // the replay has followed the tape to the letter (no divergence of any kind so far), and only with
+  // built-in tools, whose definitions a tape file's checks verify each request's hash with.
+  if (config.toolModules.length === 0) {
+    deps.recordedRequest = (step) =>
+      (upcoming?.type === 'llm_request' && upcoming.step === step && comparator.all.length === 0 ? upcoming : undefined);
+  }
   // The loop is driven here directly (a coroutine): its events reach the comparator without a
   // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
   const loop = agentLoop({ task, config }, deps);
@@ -272,7 +284,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
       if (stoppedByStrict) break;
       // Before the loop goes on: take the time the tape recorded for what comes next, and if the
       // user cancelled the recording there, cancel the replay there too.
-      const upcoming = comparator.peek();
+      upcoming = comparator.peek();
       clock.following = upcoming !== undefined;
       if (upcoming !== undefined) {
         // Cancelled first: a cancel recorded past the time limit was still a cancel (the clock
