@@ -58,3 +58,28 @@ describe('readCallTape: tool results and their calls', () => {
     expect(await pairs(['result reserve:9 z', 'call reserve:0 a', 'result reserve:0 a', 'result reserve:0 b'])).toEqual([['a', 'a']]);
   });
 });
+
+describe('reading recorded calls: where a provider warning belongs', () => {
+  const base = { seq: 0, t: 0 };
+  const request = (step: number): RunEvent => ({
+    ...base, type: 'llm_request', step, iteration: step, hash: 'a'.repeat(64), prefix: 0, append: [], model: 'm', stream: true, tools: [],
+  });
+  const chunk = (step: number, index: number): RunEvent => ({
+    ...base, type: 'llm_chunk', step, iteration: step, attempt: 0, chunk: { index, offsetMs: index, finished: index > 0, ...(index > 0 ? {} : { content: 'x' }) },
+  });
+  const response = (step: number): RunEvent => ({
+    ...base, type: 'llm_response', step, iteration: step, attempt: 0, durationMs: 1,
+    response: { message: { role: 'assistant', content: 'x' }, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+  });
+  const warning = (step: number, message: string): RunEvent => ({ ...base, type: 'warning', step, message });
+
+  it('a warning after an attempt\'s stream and before its outcome is that attempt\'s; one after the outcome, or before any stream, is nobody\'s', async () => {
+    const tape = await readCallTape([
+      warning(0, 'context trimmed'), request(0), chunk(0, 0), chunk(0, 1), warning(0, 'closed without a finish reason'), response(0),
+      warning(1, 'context trimmed again'), request(1), chunk(1, 0), chunk(1, 1), response(1),
+    ]);
+    const streams = tape.calls.map((c) => c.attempts.map((a) => a.stream.map((e) => (e.type === 'warning' ? e.message : `chunk ${e.chunk.index}`))));
+    expect(streams).toEqual([[['chunk 0', 'chunk 1', 'closed without a finish reason']], [['chunk 0', 'chunk 1']]]);
+    expect(tape.calls.map((c) => c.attempts.map((a) => a.warnings))).toEqual([[['closed without a finish reason']], [[]]]);
+  });
+});
