@@ -43,11 +43,15 @@ export interface LoopDeps {
   input?: UserInput;
   /** Redaction applied before a request is hashed; replay must use what the recording used. */
   redact?: Redactor;
-  /**
-   * A replay's tape: the request it recorded at `step`, when that is the next event on it and in
-   * hand. A request that is the recorded one takes its hash instead of being hashed again.
-   */
-  recordedRequest?: (step: number) => RecordedRequest | undefined;
+}
+
+/**
+ * What a replay of the built-in loop gives it beyond its deps (not part of `runLoop`): the request
+ * the tape recorded at `step`, when the replay follows its tape there. A request that is the recorded
+ * one takes its hash instead of being hashed again (RequestHasher.hash).
+ */
+export interface ReplayTape {
+  recordedRequest: (step: number) => RecordedRequest | undefined;
 }
 
 /** What the run is asked to do, and how. */
@@ -69,27 +73,29 @@ export function runLoop(input: LoopInput, deps: LoopDeps): AsyncGenerator<RunEve
   return run(agentLoop(input, deps));
 }
 
-/** `runLoop` as a coroutine, for a driver that takes the events as they come (replay). */
-export function* agentLoop(input: LoopInput, deps: LoopDeps): Co<RunEvent, LoopResult> {
+/** `runLoop` as a coroutine, for a driver that takes the events as they come (replay, with its tape). */
+export function* agentLoop(input: LoopInput, deps: LoopDeps, tape?: ReplayTape): Co<RunEvent, LoopResult> {
   const stamper = new EventStamper(deps.clock);
   // The time limit holds everywhere: at the deadline, whatever is in flight (the model call, a
   // back-off wait, tools, the wait for input) is aborted, and the run ends TIMED_OUT.
   const deadline = new RunDeadline(deps.clock, input.config.limits.timeoutMs, () => stamper.elapsed(), deps.signal);
   try {
-    return yield* steps(input, deps, stamper, deadline);
+    return yield* steps(input, deps, stamper, deadline, tape);
   } finally {
     deadline.dispose();
   }
 }
 
-function* steps(input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadline: RunDeadline): Co<RunEvent, LoopResult> {
+function* steps(
+  input: LoopInput, deps: LoopDeps, stamper: EventStamper, deadline: RunDeadline, tape: ReplayTape | undefined,
+): Co<RunEvent, LoopResult> {
   const { config } = input;
   const { clock } = deps;
   const { signal } = deadline;
   const price = priceOf(config.model, config.prices);
   const totals: RunTotals = { steps: 0, llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   const guardrails = new LoopGuardrails(config.guardrails);
-  const requests = new RequestBuilder(config, deps.tools.definitions(), deps.redact, deps.recordedRequest);
+  const requests = new RequestBuilder(config, deps.tools.definitions(), deps.redact, tape?.recordedRequest);
   let state: AgentState = 'RUNNING';
   let step = 0;
   let nudgesUsed = 0;

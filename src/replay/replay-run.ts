@@ -251,13 +251,15 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // hand (the step is loaded), so a request that is the recorded one is always taken so. Only while
   // the replay has followed the tape to the letter (no divergence of any kind so far), and only with
   // built-in tools, whose definitions a tape file's checks verify each request's hash with.
-  if (config.toolModules.length === 0) {
-    deps.recordedRequest = (step) =>
-      (upcoming?.type === 'llm_request' && upcoming.step === step && comparator.all.length === 0 ? upcoming : undefined);
-  }
+  const tape = config.toolModules.length === 0
+    ? {
+      recordedRequest: (step: number) =>
+        (upcoming?.type === 'llm_request' && upcoming.step === step && comparator.all.length === 0 ? upcoming : undefined),
+    }
+    : undefined;
   // The loop is driven here directly (a coroutine): its events reach the comparator without a
   // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
-  const loop = agentLoop({ task, config }, deps);
+  const loop = agentLoop({ task, config }, deps, tape);
   try {
     for (let resumed = loop.next(); ; resumed = loop.next()) {
       const next = ready(resumed) ? resumed : yield* nextOf(loop, resumed);
