@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { ToolCall, ToolDefinition } from '../core/messages.js';
 import type { ToolSpec } from '../core/tools.js';
 import { denyUnknownTools, type CallPolicy } from '../guardrails/index.js';
-import { executeTool, type ToolRegistry } from '../tools/index.js';
+import { executeTool, hiddenEntries, type ToolRegistry } from '../tools/index.js';
 
 export interface ToolRunResult {
   status: 'ok' | 'error' | 'timeout';
@@ -27,14 +27,27 @@ export interface ToolHost {
   policies: readonly CallPolicy[];
 }
 
-/** Tools that really run, confined to `workspace` (or the directory it gives when a tool first runs). */
-export function liveToolHost(registry: ToolRegistry, options: { workspace: string | (() => Promise<string>); clock: Clock }): ToolHost {
+/** Options of `liveToolHost`. */
+export interface LiveToolOptions {
+  /** The directory tools are confined to, or a function giving it when a tool first runs. */
+  workspace: string | (() => Promise<string>);
+  clock: Clock;
+  /** agentctl's store: kept out of every tool's reach when it lies in the workspace (`hiddenEntries`). */
+  storeDir?: string;
+}
+
+/** Tools that really run, confined to the workspace and kept out of the store. */
+export function liveToolHost(registry: ToolRegistry, options: LiveToolOptions): ToolHost {
   const { workspace } = options;
   return {
     lookup: (name) => registry.spec(name),
     definitions: () => registry.definitions(),
-    execute: async (call, args, _spec, signal) =>
-      executeTool(registry, call.function.name, args, { workspace: typeof workspace === 'string' ? workspace : await workspace(), signal, clock: options.clock }),
+    execute: async (call, args, _spec, signal) => {
+      const dir = typeof workspace === 'string' ? workspace : await workspace();
+      // Each call: the store may be made (in the workspace) after the run started.
+      const hidden = await hiddenEntries(dir, options.storeDir);
+      return executeTool(registry, call.function.name, args, { workspace: dir, hidden, signal, clock: options.clock });
+    },
     policies: [denyUnknownTools],
   };
 }

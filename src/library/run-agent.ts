@@ -7,7 +7,7 @@ import { seededRandom, systemClock, type Clock, type Random } from '../core/cloc
 import type { RunEvent } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import { OpenAiLlm } from '../llm/openai-llm.js';
-import { createWorkspace } from '../tools/index.js';
+import { createWorkspace, hiddenEntries } from '../tools/index.js';
 import { buildRegistry, checkSandbox } from '../agent/tool-registry.js';
 import type { AgentConfig, AgentConfigInput } from '../agent/config.js';
 import { parseConfig } from '../agent/load-config.js';
@@ -26,6 +26,8 @@ export interface RunAgentOptions {
   apiKey?: string;
   /** Tools are confined here; default a fresh temp directory. */
   workspace?: string;
+  /** A tape store's directory that no tool may reach, even when it lies in the workspace (the CLI passes its own). */
+  storeDir?: string;
   /** Use this client instead of building one (a recorder, a tape). */
   llm?: LlmClient;
   clock?: Clock;
@@ -45,6 +47,7 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
   const config = parseConfig(options.config ?? {}, 'config');
   const clock = options.clock ?? systemClock;
   const workspace = await createWorkspace(options.workspace);
+  await hiddenEntries(workspace, options.storeDir); // a workspace inside the store is refused now
   const registry = await buildRegistry(config, options.configDir ?? process.cwd());
   // A live run with exec_shell needs its sandbox: say so now, not after the model has paid for failing calls.
   await checkSandbox(config);
@@ -59,7 +62,7 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
     });
   const deps: LoopDeps = {
     llm,
-    tools: liveToolHost(registry, { workspace, clock }),
+    tools: liveToolHost(registry, { workspace, clock, storeDir: options.storeDir }),
     clock,
     random: options.random ?? seededRandom(config.seed),
   };

@@ -51,6 +51,8 @@ export interface ReplayOptions {
   /** How `speed` waits (real time by default; tests give their own). */
   sleep?: (ms: number) => Promise<void>;
   workspace?: string;
+  /** A tape store's directory that no tool running live may reach, even when it lies in the workspace. */
+  storeDir?: string;
   configDir?: string;
   signal?: AbortSignal;
 }
@@ -203,7 +205,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   }
   const registry = yield* wait(buildRegistry(config, options.configDir ?? process.cwd()));
   const tools = replayToolHost({
-    live: liveToolHost(registry, { workspace: workspaceNow, clock }),
+    live: liveToolHost(registry, { workspace: workspaceNow, clock, storeDir: options.storeDir }),
     recorded,
     state,
     mode: options.tools ?? 'recorded',

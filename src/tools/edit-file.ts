@@ -31,7 +31,7 @@ export function editFileTool(options: { timeoutMs?: number } = {}): Tool {
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
       const { path, old, new: replacement } = await parseArgs('edit_file', args);
-      const real = await resolveInWorkspace(ctx.workspace, path);
+      const real = await resolveInWorkspace(ctx.workspace, path, ctx.hidden);
       return withFsErrors(path, async () => {
         const text = await readFile(real, { encoding: 'utf8', signal: ctx.signal });
         const found = occurrences(text, old);

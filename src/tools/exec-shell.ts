@@ -3,6 +3,8 @@
  * sandbox (see sandbox.ts) that sees the workspace at `/workspace`, the system read-only and no
  * network; with config `sandbox: "none"`, unconfined in the workspace directory. Without bwrap
  * installed, the call is refused (one line saying how to install it or turn the sandbox off).
+ * Either way the command is started by the launcher (launcher.ts), so it inherits none of
+ * agentctl's open files (the store's among them); without bash, the call is refused the same way.
  *
  * The command gets its own process group, so a timeout or cancellation kills everything it started
  * (pipelines, `&` jobs), and the group is also killed when the shell exits: a tool call leaves no
@@ -17,6 +19,7 @@ import { OUTPUT_CAP_BYTES, OutputCollector } from './output-cap.js';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
+import { BASH_MISSING, findProgram, launch } from './launcher.js';
 import { BWRAP_MISSING, DEFAULT_SANDBOX, findBwrap, sandboxedShell, type SandboxSetting } from './sandbox.js';
 import { resolveInWorkspace } from './workspace.js';
 
@@ -37,7 +40,7 @@ export interface ExecShellOptions {
   /**
    * The environment commands' environments are drawn from; default: this process's. Unconfined, a
    * command gets it minus names matching SECRET_ENV_PATTERN; in the sandbox, only its locale, time
-   * zone and TERM. Its PATH is where `bwrap` is looked for.
+   * zone and TERM. Its PATH is where `bash` and `bwrap` are looked for.
    */
   env?: Record<string, string | undefined>;
   /** Config `sandbox`; default: bubblewrap without network. */
@@ -47,6 +50,13 @@ export interface ExecShellOptions {
 /** `process.env` without variables whose names look like secrets. */
 export function scrubbedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_ENV_PATTERN.test(name)));
+}
+
+/** bash on `path`, which starts every command (launcher.ts); a ToolError saying so when it is not there. */
+async function launcherOn(path: string | undefined): Promise<string> {
+  const bash = await findProgram('bash', path);
+  if (bash === undefined) throw new ToolError(BASH_MISSING);
+  return bash;
 }
 
 /** Signal the whole process group led by `pid`; it may already be gone. */
@@ -167,11 +177,14 @@ export function execShellTool(options: ExecShellOptions = {}): Tool {
       const hostEnv = options.env ?? process.env;
       let what: Spawnable;
       if (sandbox === 'none') {
-        what = { file: '/bin/sh', args: ['-c', command], cwd, env: scrubbedEnv(hostEnv) };
+        const bash = await launcherOn(hostEnv['PATH']);
+        what = { ...launch(bash, { keepThrough: 2, clearEnv: false }, '/bin/sh', ['-c', command]), cwd, env: scrubbedEnv(hostEnv) };
       } else {
         const bwrap = await findBwrap(hostEnv['PATH']);
         if (bwrap === undefined) throw new ToolError(BWRAP_MISSING);
-        what = { ...(await sandboxedShell(bwrap, command, { workspace: cwd, network: sandbox.network, hostEnv })), cwd };
+        const bash = await launcherOn(hostEnv['PATH']);
+        const sandboxOptions = { workspace: cwd, hidden: ctx.hidden ?? [], network: sandbox.network, hostEnv };
+        what = { ...(await sandboxedShell(bwrap, bash, command, sandboxOptions)), cwd };
       }
       const result = await runShell(what, ctx.signal);
       if (!result.started) {

@@ -14,6 +14,8 @@ const ABORT_GRACE_MS = 1000;
 export interface ExecuteOptions {
   /** Directory the tool is confined to (see `createWorkspace`). */
   workspace: string;
+  /** Paths inside it the tool may not reach (ToolContext `hidden`). */
+  hidden?: readonly string[];
   /** Time limit for this call; default: the tool's spec `timeoutMs`. */
   timeoutMs?: number;
   /** Cancels the call (e.g. SIGINT); the call then ends as an error saying it was cancelled. */
@@ -105,7 +107,7 @@ export async function executeTool(
   // anyone can abort it. A synchronous throw is a rejection like any other.
   let running: Promise<unknown>;
   try {
-    running = Promise.resolve(tool.run(args, { workspace: options.workspace, signal: controller.signal }));
+    running = Promise.resolve(tool.run(args, { workspace: options.workspace, hidden: options.hidden ?? [], signal: controller.signal }));
   } catch (error) {
     running = Promise.reject(error);
   }

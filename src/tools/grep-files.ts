@@ -29,15 +29,15 @@ const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Files under `dir` (real path), depth first in sorted order; symlinks and skipped dirs left out. */
-async function* walk(dir: string, signal: AbortSignal): AsyncGenerator<string> {
+/** Files under `dir` (real path), depth first in sorted order; symlinks, skipped and `hidden` dirs left out. */
+async function* walk(dir: string, hidden: readonly string[], signal: AbortSignal): AsyncGenerator<string> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => byCodeUnit(a.name, b.name));
   for (const entry of entries) {
     signal.throwIfAborted();
     const full = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (!SKIPPED_DIRS.has(entry.name)) yield* walk(full, signal);
+      if (!SKIPPED_DIRS.has(entry.name) && !hidden.includes(full)) yield* walk(full, hidden, signal);
     } else if (entry.isFile()) {
       yield full;
     }
@@ -63,14 +63,15 @@ export function grepFilesTool(options: { timeoutMs?: number } = {}): Tool {
         throw new ToolError(`invalid regular expression: ${error instanceof Error ? error.message : String(error)}`);
       }
       const shownRoot = path === '' ? '.' : path;
-      const root = await resolveInWorkspace(ctx.workspace, shownRoot);
+      const hidden = ctx.hidden ?? [];
+      const root = await resolveInWorkspace(ctx.workspace, shownRoot, hidden);
       const workspace = await resolveInWorkspace(ctx.workspace, '.');
       const rootIsDir = await withFsErrors(shownRoot, async () => (await lstat(root)).isDirectory());
 
       const matches: string[] = [];
       let files = 0;
       let stopped = '';
-      const candidates = rootIsDir ? walk(root, ctx.signal) : [root];
+      const candidates = rootIsDir ? walk(root, hidden, ctx.signal) : [root];
       for await (const file of candidates) {
         if (++files > MAX_GREP_FILES) {
           stopped = `[search stopped after ${MAX_GREP_FILES} files; narrow it with path]`;

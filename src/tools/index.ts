@@ -7,7 +7,7 @@ export { ToolRegistry, type RegistryOptions } from './registry.js';
 export { BUILTIN_TOOL_NAMES, createBuiltinTool, isBuiltinToolName, type BuiltinToolName, type BuiltinToolOptions } from './builtins.js';
 export { executeTool, type ExecuteOptions, type ExecuteResult } from './executor.js';
 export { loadCustomTools, DEFAULT_CUSTOM_TIMEOUT_MS } from './custom-tools.js';
-export { createWorkspace, resolveInWorkspace, isInside, workspaceRelative } from './workspace.js';
+export { createWorkspace, hiddenEntries, resolveInWorkspace, isInside, workspaceRelative } from './workspace.js';
 export { OUTPUT_CAP_BYTES, capOutput, truncationMarker, OutputCollector } from './output-cap.js';
 export { readFileTool } from './read-file.js';
 export { DEFAULT_READ_LIMIT, MAX_READ_BYTES } from './read-limits.js';

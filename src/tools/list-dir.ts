@@ -24,7 +24,7 @@ export function listDirTool(options: { timeoutMs?: number } = {}): Tool {
     async run(args, ctx) {
       const { path = '.' } = await parseArgs('list_dir', args);
       const shown = path === '' ? '.' : path;
-      const real = await resolveInWorkspace(ctx.workspace, shown);
+      const real = await resolveInWorkspace(ctx.workspace, shown, ctx.hidden);
       const entries = await withFsErrors(shown, async () => {
         if (!(await stat(real)).isDirectory()) throw new ToolError(`'${shown}' is a file, not a directory; use read_file`);
         return readdir(real, { withFileTypes: true });

@@ -28,7 +28,7 @@ export function readFileTool(options: { timeoutMs?: number } = {}): Tool {
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
       const { path, offset = 0, limit = DEFAULT_READ_LIMIT } = await parseArgs('read_file', args);
-      const real = await resolveInWorkspace(ctx.workspace, path);
+      const real = await resolveInWorkspace(ctx.workspace, path, ctx.hidden);
       const text = await withFsErrors(path, async () => {
         const info = await stat(real);
         if (info.isDirectory()) throw new ToolError(`'${path}' is a directory; use list_dir to see its entries`);

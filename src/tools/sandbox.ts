@@ -2,23 +2,31 @@
  * The sandbox `exec_shell` runs commands in: bubblewrap (`bwrap`), the unprivileged sandbox
  * Flatpak is built on. What a command sees:
  *
- * - the workspace, read-write, at `/workspace` (its working directory), so no host path shows;
+ * - the workspace, read-write, at `/workspace` (its working directory); the workspace's host path
+ *   is not in its environment, its working directory or bwrap's command line (bwrap reads its
+ *   options from a pipe, `--args`), but the kernel shows it in `/proc/self/mountinfo` as the bind
+ *   mount's source, and no bwrap option hides that while keeping a `/proc`;
+ * - agentctl's store, when it lies in the workspace, masked: the workspace's top-level entry that
+ *   holds it (`.agentctl`) is an empty, read-only directory, which cannot be renamed or removed;
  * - the system read-only: `/usr` and its `/bin`, `/sbin`, `/lib*` companions, and the parts of
  *   `/etc` programs need to run (dynamic linker, alternatives, certificates, name resolution,
  *   locale and time zone); `/etc/passwd` and `/etc/group` name only the sandbox's own user;
  * - nothing else of the host: no home directories, `/root`, `/opt`, `/var`, `/srv`, `/mnt`, `/run`;
  *   an empty `/tmp` and `$HOME` of its own, a minimal `/dev`, a fresh `/proc`;
+ * - none of agentctl's open files: bwrap is started by the launcher (launcher.ts), which closes
+ *   every descriptor but stdio and the pipes set up for bwrap;
  * - its own PID namespace (it cannot see or signal the host's processes, agentctl included), IPC
  *   and UTS namespaces, no capabilities, and no network unless the config allows it;
  * - an environment of its own: PATH, HOME, USER, LOGNAME, SHELL, TMPDIR, plus the host's locale,
- *   time zone and TERM. Nothing else of agentctl's environment (API keys included) is passed.
+ *   time zone and TERM. Nothing else of agentctl's environment (API keys included) is passed; bwrap
+ *   itself (pid 1 inside) runs with an empty one.
  *
  * The rest of the root is read-only, so a write anywhere but the workspace, `/tmp` and `$HOME`
  * fails. `--die-with-parent` and the PID namespace make killing bwrap end everything inside.
  */
-import { constants } from 'node:fs';
-import { access, lstat, readdir, readlink } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import { posix, relative, sep } from 'node:path';
+import { findProgram, launch } from './launcher.js';
 
 /** How `exec_shell` is confined: config `sandbox`. */
 export type SandboxSetting = 'none' | { network: boolean };
@@ -62,22 +70,14 @@ const ETC_ENTRIES = new RegExp(
 );
 
 /** `bwrap` on `path` (a PATH value), as an absolute path; undefined when it is not there. */
-export async function findBwrap(path: string | undefined): Promise<string | undefined> {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue; // a relative PATH entry would depend on the current directory
-    const candidate = join(dir, 'bwrap');
-    try {
-      await access(candidate, constants.X_OK);
-      if ((await lstat(candidate)).isDirectory()) continue;
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+export function findBwrap(path: string | undefined): Promise<string | undefined> {
+  return findProgram('bwrap', path);
 }
 
-/** A command to spawn: the program, its arguments and environment, and what to write to fds 3, 4, …. */
+/**
+ * A command to spawn: the launcher running bwrap, its environment, and what to write to fds 3, 4, ….
+ * bwrap's options are on fd 3 (`--args`), so its command line holds no host path.
+ */
 export interface SandboxedCommand {
   file: string;
   args: string[];
@@ -94,6 +94,8 @@ export interface SandboxedCommand {
 export interface SandboxOptions {
   /** Real path of the workspace. */
   workspace: string;
+  /** Real paths inside the workspace masked by an empty read-only directory (see `hiddenEntries`). */
+  hidden: readonly string[];
   network: boolean;
   /** The environment the allow-listed variables are taken from. */
   hostEnv: Record<string, string | undefined>;
@@ -120,8 +122,19 @@ async function systemMounts(): Promise<string[]> {
   return args;
 }
 
-/** `/bin/sh -c command` in a bubblewrap sandbox, run with `bwrap` (an absolute path). */
-export async function sandboxedShell(bwrap: string, command: string, options: SandboxOptions): Promise<SandboxedCommand> {
+/** bwrap arguments masking each of `hidden` (inside `workspace`) with an empty read-only tmpfs. */
+function masks(workspace: string, hidden: readonly string[]): string[] {
+  return hidden.flatMap((path) => {
+    const inside = posix.join(SANDBOX_WORKSPACE, relative(workspace, path).split(sep).join('/'));
+    return ['--tmpfs', inside, '--remount-ro', inside];
+  });
+}
+
+/**
+ * `/bin/sh -c command` in a bubblewrap sandbox, run with `bwrap` and started by `bash` (absolute
+ * paths) with none of agentctl's descriptors.
+ */
+export async function sandboxedShell(bwrap: string, bash: string, command: string, options: SandboxOptions): Promise<SandboxedCommand> {
   const uid = process.getuid?.() ?? 65534;
   const gid = process.getgid?.() ?? 65534;
   const user = uid === 0 ? 'root' : 'agent';
@@ -129,26 +142,34 @@ export async function sandboxedShell(bwrap: string, command: string, options: Sa
   const passwd = `${user}:x:${uid}:${gid}:${user}:${SANDBOX_HOME}:/bin/sh\n` +
     (uid === 65534 ? '' : 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
   const groups = `${group}:x:${gid}:\n` + (gid === 65534 ? '' : 'nogroup:x:65534:\n');
-  const args = [
+  // fd 3: these options; 4, 5: /etc/passwd and /etc/group; 6: "started".
+  const bwrapOptions = [
     '--unshare-all',
     ...(options.network ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
     '--cap-drop', 'ALL',
     '--hostname', 'sandbox',
+    ...Object.entries(sandboxEnv(options.hostEnv, user)).flatMap(([name, value]) => ['--setenv', name, value]),
     ...(await systemMounts()),
-    '--ro-bind-data', '3', '/etc/passwd',
-    '--ro-bind-data', '4', '/etc/group',
+    '--ro-bind-data', '4', '/etc/passwd',
+    '--ro-bind-data', '5', '/etc/group',
     '--proc', '/proc',
     '--dev', '/dev',
     '--tmpfs', '/tmp',
     '--tmpfs', SANDBOX_HOME,
     '--bind', options.workspace, SANDBOX_WORKSPACE,
+    ...masks(options.workspace, options.hidden),
     '--chdir', SANDBOX_WORKSPACE,
     '--remount-ro', '/',
-    '--',
-    // Say "started" on fd 5, close it, and become `/bin/sh -c command`, as unconfined.
-    '/bin/sh', '-c', 'printf . >&5 && exec /bin/sh -c "$1" 5>&-', 'sh', command,
   ];
-  return { file: bwrap, args, env: sandboxEnv(options.hostEnv, user), fdData: [passwd, groups], startFd: 5 };
+  const startFd = 6;
+  // Say "started" on fd 6, close it, and become `/bin/sh -c command`, as unconfined.
+  const shell = ['/bin/sh', '-c', `printf . >&${startFd} && exec /bin/sh -c "$1" ${startFd}>&-`, 'sh', command];
+  return {
+    ...launch(bash, { keepThrough: startFd, clearEnv: true }, bwrap, ['--args', '3', '--', ...shell]),
+    env: {},
+    fdData: [bwrapOptions.map((arg) => `${arg}\0`).join(''), passwd, groups],
+    startFd,
+  };
 }

@@ -8,6 +8,11 @@ import type { ToolSpec } from '../core/tools.js';
 export interface ToolContext {
   /** Real path of the directory the tool is confined to. */
   workspace: string;
+  /**
+   * Real paths inside the workspace no tool may reach (agentctl's store, when it lies there; see
+   * `hiddenEntries`): the file tools refuse them, exec_shell's sandbox masks them.
+   */
+  hidden?: readonly string[];
   /** Aborted when the call times out or the run is cancelled; long-running tools must stop. */
   signal: AbortSignal;
 }

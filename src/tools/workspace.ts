@@ -72,21 +72,47 @@ export function isInside(root: string, path: string): boolean {
 
 /**
  * The real absolute path of `path` (relative to the workspace, or absolute) if it stays inside
- * the workspace after resolving `..` and symlinks at every depth; otherwise a ToolError the model
- * can read. `path` need not exist. `/workspace/…` — the workspace as exec_shell's sandbox shows it —
- * is taken as the workspace too, unless it means a place in the real workspace already.
+ * the workspace after resolving `..` and symlinks at every depth, and out of `hidden` (see
+ * `hiddenEntries`); otherwise a ToolError the model can read. `path` need not exist.
+ * `/workspace/…` — the workspace as exec_shell's sandbox shows it — is taken as the workspace too,
+ * unless it means a place in the real workspace already.
  */
-export async function resolveInWorkspace(workspace: string, path: string): Promise<string> {
+export async function resolveInWorkspace(workspace: string, path: string, hidden: readonly string[] = []): Promise<string> {
   if (path.includes('\0')) throw new ToolError('path contains a NUL character');
   const root = await realpath(workspace);
-  const real = await resolveFrom(root, path);
-  if (isInside(root, real)) return real;
-  const inSandbox = sandboxRelative(path);
-  if (inSandbox !== undefined) {
-    const mapped = await resolveFrom(root, inSandbox);
-    if (isInside(root, mapped)) return mapped;
+  let real = await resolveFrom(root, path);
+  if (!isInside(root, real)) {
+    const inSandbox = sandboxRelative(path);
+    const mapped = inSandbox === undefined ? undefined : await resolveFrom(root, inSandbox);
+    if (mapped === undefined || !isInside(root, mapped)) {
+      throw new ToolError(`path '${path}' is outside the workspace; only paths inside the workspace are allowed`);
+    }
+    real = mapped;
   }
-  throw new ToolError(`path '${path}' is outside the workspace; only paths inside the workspace are allowed`);
+  const holder = hidden.find((entry) => isInside(entry, real));
+  if (holder !== undefined) {
+    throw new ToolError(`path '${path}' is in '${workspaceRelative(root, holder)}', which holds agentctl's store; tools may not reach it`);
+  }
+  return real;
+}
+
+/**
+ * What of the workspace (a real path) no tool may reach, given the store's directory: when the
+ * store lies inside the workspace, the workspace's top-level entry that holds it (`.agentctl` for
+ * the default `./.agentctl/store`). That entry rather than the store itself: a command that could
+ * rename a directory above the store could put a store of its own making in its place, and the
+ * sandbox's mask over a top-level entry can be neither renamed nor removed. An InvalidOptionError
+ * when the workspace is the store or inside it: no tool could be kept out of it there.
+ */
+export async function hiddenEntries(workspace: string, storeDir: string | undefined): Promise<string[]> {
+  if (storeDir === undefined) return [];
+  const store = await realpathLoose(resolve(storeDir));
+  if (isInside(store, workspace)) {
+    throw new InvalidOptionError(`the workspace ${workspace} is inside agentctl's store ${storeDir}; give a workspace outside it`);
+  }
+  if (!isInside(workspace, store)) return [];
+  const top = relative(workspace, store).split(sep)[0] ?? '';
+  return [join(workspace, top)];
 }
 
 /** Where `path` really leads from `root`, or a ToolError about `path` as given. */

@@ -26,7 +26,7 @@ export function writeFileTool(options: { timeoutMs?: number } = {}): Tool {
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
       const { path, content } = await parseArgs('write_file', args);
-      const real = await resolveInWorkspace(ctx.workspace, path);
+      const real = await resolveInWorkspace(ctx.workspace, path, ctx.hidden);
       return withFsErrors(path, async () => {
         await mkdir(dirname(real), { recursive: true });
         const { existed, unlinked } = await writeWorkspaceFile(real, content, ctx.signal);

@@ -17,6 +17,7 @@ import { note, type GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
 import { abortOnSigint } from '../signals.js';
 import { terminalInput } from '../terminal-input.js';
+import { storeDir } from '../store-dir.js';
 import { withStore } from '../with-store.js';
 
 export interface RecordOptions extends GlobalOptions {
@@ -49,6 +50,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
       baseURL: endpoint.baseURL,
       apiKey: endpoint.apiKey,
       signal: sigint.signal,
+      storeDir: storeDir(options.store),
       ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
       ...(input === undefined ? {} : { input }),
     });

@@ -78,6 +78,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       overrides: options.set ?? [],
       strict: options.strict ?? false,
       signal: sigint.signal,
+      storeDir: storeDir(options.store),
       ...(liveLlm === undefined ? {} : { liveLlm }),
       ...(replacement === undefined ? {} : { config: replacement, configDir: configDirOf(options.config as string) }),
       ...(speed === undefined ? {} : { speed }),
