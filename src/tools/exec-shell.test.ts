@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execShellTool, scrubbedEnv, type ExecShellOptions } from './exec-shell.js';
 import { executeTool } from './executor.js';
+import { BASH_MISSING, findProgram } from './launcher.js';
 import { OUTPUT_CAP_BYTES } from './output-cap.js';
 import { ToolRegistry } from './registry.js';
 import { BWRAP_MISSING, findBwrap } from './sandbox.js';
@@ -63,6 +64,15 @@ function run(ws: string, command: string, options: ExecShellOptions = {}): Promi
 }
 
 const UNCONFINED: ExecShellOptions = { sandbox: 'none' };
+
+/** A directory holding only `program` (a link to the one on PATH), to use as a PATH without the others. */
+async function binWith(program: string): Promise<string> {
+  const found = await findProgram(program, process.env['PATH']);
+  if (found === undefined) throw new Error(`${program} is not installed on this machine; these tests need it`);
+  const bin = await tempDir();
+  await symlink(found, join(bin, program));
+  return bin;
+}
 
 describe('exec_shell', () => {
   it('is mutating, not idempotent, with a 60 s default limit', () => {
@@ -249,8 +259,21 @@ describe('exec_shell in the bubblewrap sandbox', () => {
     expect(BWRAP_MISSING).toMatch(/apt-get install bubblewrap/);
     expect(BWRAP_MISSING).toMatch(/"sandbox": "none"/);
     expect(existsSync(join(ws, 'ran.txt'))).toBe(false);
-    // Unconfined needs no bwrap.
-    await expect(run(ws, 'echo ran', { env: { PATH: '/nonexistent' }, sandbox: 'none' })).resolves.toBe('ran\n[exit code: 0]');
+    // Unconfined needs no bwrap, only bash (which starts every command).
+    const onlyBash = await binWith('bash');
+    await expect(run(ws, 'echo ran', { env: { PATH: onlyBash }, sandbox: 'none' })).resolves.toBe('ran\n[exit code: 0]');
+  });
+
+  it('is refused with one line saying how to install bash when bash is not on PATH, sandboxed or not', async () => {
+    const ws = await tempDir();
+    for (const options of [{ env: { PATH: await binWith('bwrap') } }, { env: { PATH: '/nonexistent' }, sandbox: 'none' }] satisfies ExecShellOptions[]) {
+      const attempt = run(ws, 'echo should not run > ran.txt', options);
+      await expect(attempt).rejects.toBeInstanceOf(ToolError);
+      await expect(attempt).rejects.toThrow(BASH_MISSING);
+    }
+    expect(BASH_MISSING).not.toContain('\n');
+    expect(BASH_MISSING).toMatch(/apt-get install bash/);
+    expect(existsSync(join(ws, 'ran.txt'))).toBe(false);
   });
 
   it('says so when the sandbox cannot start (bwrap fails before the command runs)', async () => {

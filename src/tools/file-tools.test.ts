@@ -8,6 +8,7 @@ import { readFileTool } from './read-file.js';
 import { useTempDirs } from './test-support/temp-dirs.js';
 import { ToolError, type Tool } from './tool.js';
 import { writeFileTool } from './write-file.js';
+import { hiddenEntries } from './workspace.js';
 
 const tempDir = useTempDirs();
 let ws: string;
@@ -253,5 +254,32 @@ describe('errors the model sees', () => {
       expect(message, tool.name).not.toContain(ws);
       expect(message, tool.name).toMatch(/name too long/);
     }
+  });
+});
+
+describe('the store in the workspace', () => {
+  it('is out of every file tool’s reach: by its path, by the sandbox’s path, through a symlink; grep_files passes it over', async () => {
+    const store = join(ws, '.agentctl', 'store');
+    await mkdir(store, { recursive: true });
+    await writeFile(join(store, 'CURRENT'), 'MANIFEST-000001\n');
+    await writeFile(join(ws, 'notes.txt'), 'a MANIFEST of my own\n');
+    await symlink(store, join(ws, 'store-link'));
+    const hidden = await hiddenEntries(ws, store);
+    const call = (tool: Tool, args: Record<string, unknown>): Promise<string> =>
+      tool.run(args, { workspace: ws, hidden, signal: new AbortController().signal });
+    const refused = /'\.agentctl', which holds agentctl's store; tools may not reach it/;
+    for (const path of ['.agentctl/store/CURRENT', '/workspace/.agentctl/store/CURRENT', 'store-link/CURRENT', join(store, 'CURRENT')]) {
+      await expectToolError(call(readFileTool(), { path }), refused);
+    }
+    await expectToolError(call(writeFileTool(), { path: '.agentctl/store/CURRENT', content: 'MANIFEST-999999\n' }), refused);
+    await expectToolError(call(writeFileTool(), { path: '.agentctl/planted', content: 'x' }), refused);
+    await expectToolError(call(editFileTool(), { path: '.agentctl/store/CURRENT', old: '000001', new: '999999' }), refused);
+    await expectToolError(call(listDirTool(), { path: '.agentctl' }), refused);
+    await expectToolError(call(grepFilesTool(), { pattern: 'MANIFEST', path: '.agentctl' }), refused);
+    await expect(call(grepFilesTool(), { pattern: 'MANIFEST' })).resolves.toBe('notes.txt:1: a MANIFEST of my own');
+    expect(await readFile(join(store, 'CURRENT'), 'utf8')).toBe('MANIFEST-000001\n');
+    await expect(stat(join(ws, '.agentctl', 'planted'))).rejects.toThrow(/ENOENT/);
+    // The rest of the workspace is as before.
+    await expect(call(readFileTool(), { path: 'notes.txt' })).resolves.toBe('a MANIFEST of my own\n');
   });
 });

@@ -1,10 +1,11 @@
 import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from './test-support/temp-dirs.js';
 import { ToolError } from './tool.js';
-import { createWorkspace, isInside, resolveInWorkspace, workspaceRelative } from './workspace.js';
+import { InvalidOptionError } from '../core/errors.js';
+import { createWorkspace, hiddenEntries, isInside, resolveInWorkspace, workspaceRelative } from './workspace.js';
 
 const tempDir = useTempDirs();
 
@@ -133,5 +134,30 @@ describe('workspaceRelative', () => {
   it('shows paths relative to the workspace, with / separators', () => {
     expect(workspaceRelative('/w', '/w')).toBe('.');
     expect(workspaceRelative('/w', '/w/a/b.txt')).toBe('a/b.txt');
+  });
+});
+
+describe('hiddenEntries', () => {
+  it('is the workspace’s top-level entry that holds the store, nothing when the store is elsewhere', async () => {
+    const { ws, outside } = await fixture();
+    await expect(hiddenEntries(ws, undefined)).resolves.toEqual([]);
+    await expect(hiddenEntries(ws, join(outside, '.agentctl', 'store'))).resolves.toEqual([]);
+    // Not made yet, or made: the same entry.
+    await expect(hiddenEntries(ws, join(ws, '.agentctl', 'store'))).resolves.toEqual([join(ws, '.agentctl')]);
+    await mkdir(join(ws, 'data', 'stores', 'one'), { recursive: true });
+    await expect(hiddenEntries(ws, join(ws, 'data', 'stores', 'one'))).resolves.toEqual([join(ws, 'data')]);
+    // Reached through a symlink that leads into the workspace: where it really is.
+    await expect(hiddenEntries(ws, join(ws, 'src-link', 'store'))).resolves.toEqual([join(ws, 'src')]);
+    // A relative store directory is taken from the current directory, as the CLI does.
+    await expect(hiddenEntries(ws, relative(process.cwd(), join(ws, '.agentctl', 'store')))).resolves.toEqual([join(ws, '.agentctl')]);
+  });
+
+  it('refuses a workspace that is the store or lies inside it', async () => {
+    const { ws } = await fixture();
+    for (const store of [ws, join(ws, '..')]) {
+      const attempt = hiddenEntries(ws, store);
+      await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
+      await expect(attempt).rejects.toThrow(/is inside agentctl's store/);
+    }
   });
 });
