@@ -4,6 +4,7 @@
  * lies in the workspace (the default `./.agentctl/store` with `--workspace .`) — and the file tools
  * refuse it. Every run recorded before and during the attack stays listable, showable and replayable.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +26,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Run agentctl in the project directory, with its default store `./.agentctl/store`. */
-const cli = (args: string[]): Promise<CliResult> =>
-  runCli(args, { cwd: project, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, AGENTCTL_STORE: undefined } });
+/** Run agentctl in the project directory (or `cwd`), with its default store `./.agentctl/store`. */
+const cli = (args: string[], cwd = project): Promise<CliResult> =>
+  runCli(args, { cwd, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, AGENTCTL_STORE: undefined } });
 
 const shell = (command: string) => ({ tool_calls: [{ name: 'exec_shell', arguments: { command } }] });
 
@@ -40,10 +41,10 @@ const BY_PATH =
   'ls /proc/self/fd; echo "[$(ls -A .agentctl)]"; rm -rf .agentctl/store 2>&1; rm -rf .agentctl 2>&1; mv .agentctl moved 2>&1; ' +
   'mkdir -p .agentctl/store 2>&1; echo planted > .agentctl/CURRENT 2>&1; echo end';
 
-async function record(task: string, steps: Parameters<typeof startMockLlm>[0]): Promise<Array<Record<string, unknown>>> {
+async function record(task: string, steps: Parameters<typeof startMockLlm>[0], cwd = project): Promise<Array<Record<string, unknown>>> {
   const llm = await startMockLlm(steps);
   try {
-    const result = await cli(['record', '--task', task, '--base-url', llm.baseURL, '--workspace', '.', '--json']);
+    const result = await cli(['record', '--task', task, '--base-url', llm.baseURL, '--workspace', '.', '--json'], cwd);
     expect(result.code, result.stderr).toBe(0);
     llm.assertConsumed();
     return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -53,14 +54,14 @@ async function record(task: string, steps: Parameters<typeof startMockLlm>[0]): 
 }
 
 /** `ls`, `show` and `replay --no-save` of every run succeed, and each replay reproduces its run. */
-async function expectEveryRunReadable(ids: readonly string[]): Promise<void> {
-  const ls = await cli(['ls']);
+async function expectEveryRunReadable(ids: readonly string[], cwd = project): Promise<void> {
+  const ls = await cli(['ls'], cwd);
   expect(ls.code, ls.stderr).toBe(0);
   for (const id of ids) {
     expect(ls.stdout).toContain(id);
-    const show = await cli(['show', id]);
+    const show = await cli(['show', id], cwd);
     expect(show.code, show.stderr).toBe(0);
-    const replay = await cli(['replay', id, '--no-save', '--json']);
+    const replay = await cli(['replay', id, '--no-save', '--json'], cwd);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ verdict: 'reproduced', state: 'COMPLETED' });
   }
@@ -94,5 +95,26 @@ describe('exec_shell and the store in the workspace', () => {
     const live = await cli(['replay', attackId, '--tools', 'live', '--allow-side-effects', '--workspace', '.', '--no-save', '--json']);
     expect(live.code, live.stderr).toBe(0);
     await expectEveryRunReadable([firstId, attackId]);
+  });
+
+  it('refuses a workspace inside the store before it is made there, in record and in replay (exit 2)', async () => {
+    const other = join(dir, 'other');
+    await mkdir(other);
+    const id = String((await record('kept', [{ content: 'done' }], other)).at(-1)?.['runId']);
+    const store = join(other, '.agentctl', 'store');
+    const llm = await startMockLlm([{ content: 'never asked' }]);
+    try {
+      const recorded = await cli(['record', '--task', 'x', '--base-url', llm.baseURL, '--workspace', '.agentctl/store/ws'], other);
+      expect(recorded.code).toBe(2);
+      expect(recorded.stderr).toMatch(/^agentctl: the workspace \.agentctl\/store\/ws is inside agentctl's store .*; give a workspace outside it\n/);
+      expect(llm.requests).toHaveLength(0);
+    } finally {
+      await llm.close();
+    }
+    const replayed = await cli(['replay', id, '--tools', 'live', '--workspace', '.agentctl/store/ws', '--no-save'], other);
+    expect(replayed.code).toBe(2);
+    expect(replayed.stderr).toMatch(/is inside agentctl's store/);
+    expect(existsSync(join(store, 'ws'))).toBe(false);
+    await expectEveryRunReadable([id], other);
   });
 });

@@ -46,8 +46,9 @@ export interface PreparedRun {
 export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun> {
   const config = parseConfig(options.config ?? {}, 'config');
   const clock = options.clock ?? systemClock;
+  // A workspace inside the store is refused before it is made there.
+  if (options.workspace !== undefined) await hiddenEntries(options.workspace, options.storeDir);
   const workspace = await createWorkspace(options.workspace);
-  await hiddenEntries(workspace, options.storeDir); // a workspace inside the store is refused now
   const registry = await buildRegistry(config, options.configDir ?? process.cwd());
   // A live run with exec_shell needs its sandbox: say so now, not after the model has paid for failing calls.
   await checkSandbox(config);

@@ -20,7 +20,7 @@ import { agentLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
 import { buildRegistry } from '../agent/tool-registry.js';
 import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from './tape-llm.js';
-import { createWorkspace } from '../tools/index.js';
+import { createWorkspace, hiddenEntries } from '../tools/index.js';
 import { ReplayComparator, type DivergenceInput } from './compare.js';
 import { checkPatchReach } from './patch-reach.js';
 import { ReplayClock } from './replay-clock.js';
@@ -200,6 +200,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // runs live — a replay served from its tape (every `ci` replay, most others) never needs one.
   let workspaceNow = held.workspace;
   if (options.workspace !== undefined) {
+    yield* wait(hiddenEntries(options.workspace, options.storeDir)); // inside the store: refused before it is made there
     const named = Promise.resolve(yield* wait(createWorkspace(options.workspace)));
     workspaceNow = () => named;
   }

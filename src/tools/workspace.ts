@@ -97,7 +97,7 @@ export async function resolveInWorkspace(workspace: string, path: string, hidden
 }
 
 /**
- * What of the workspace (a real path) no tool may reach, given the store's directory: when the
+ * What of the workspace no tool may reach (real paths), given the store's directory: when the
  * store lies inside the workspace, the workspace's top-level entry that holds it (`.agentctl` for
  * the default `./.agentctl/store`). That entry rather than the store itself: a command that could
  * rename a directory above the store could put a store of its own making in its place, and the
@@ -106,13 +106,14 @@ export async function resolveInWorkspace(workspace: string, path: string, hidden
  */
 export async function hiddenEntries(workspace: string, storeDir: string | undefined): Promise<string[]> {
   if (storeDir === undefined) return [];
-  const store = await realpathLoose(resolve(storeDir));
-  if (isInside(store, workspace)) {
+  // Either may not exist yet: a workspace is checked before it is made, a store is made when first written.
+  const [root, store] = await Promise.all([realpathLoose(resolve(workspace)), realpathLoose(resolve(storeDir))]);
+  if (isInside(store, root)) {
     throw new InvalidOptionError(`the workspace ${workspace} is inside agentctl's store ${storeDir}; give a workspace outside it`);
   }
-  if (!isInside(workspace, store)) return [];
-  const top = relative(workspace, store).split(sep)[0] ?? '';
-  return [join(workspace, top)];
+  if (!isInside(root, store)) return [];
+  const top = relative(root, store).split(sep)[0] ?? '';
+  return [join(root, top)];
 }
 
 /** Where `path` really leads from `root`, or a ToolError about `path` as given. */
