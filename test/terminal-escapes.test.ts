@@ -154,7 +154,7 @@ describe('control characters from a run never reach the terminal raw', () => {
     const refused = await runCli(['view', invalid, '--no-tui']);
     expect(refused.code).toBe(9);
     expectPrintable(refused);
-    expect(refused.stderr).toMatch(new RegExp('^agentctl: .*unknown tool \'A\\\\u001b\\]0;pwned-title'));
+    expect(refused.stderr).toMatch(/^agentctl: .*unknown tool 'A\\u001b\]0;pwned-title/);
     for (const reporter of ['text', 'junit', 'github']) {
       const ci = await runCli(['ci', invalid, '--reporter', reporter]);
       expect(ci.code, ci.stderr).toBe(9);

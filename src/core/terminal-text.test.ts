@@ -20,7 +20,7 @@ describe('terminal text', () => {
   });
 
   it('printableJson holds no control raw and parses back to the same value', () => {
-    const value = { text: SEQUENCES, separators: 'x\u2028y\u2029z', ['key\u0085']: 1 };
+    const value = { text: SEQUENCES, separators: 'x\u2028y\u2029z', 'key\u0085': 1 };
     const json = printableJson(value);
     expect(json).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
     expect(json).toContain('c\\u009b31m');
