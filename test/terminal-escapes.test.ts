@@ -133,6 +133,12 @@ describe('control characters from a run never reach the terminal raw', () => {
     expectPrintable(text);
     expect(text.stdout).toContain(`[0]   ok read_file: file ${SHOWN}`);
     expect(text.stdout).toContain('reproduced: every event matches the tape');
+    // A patched answer: the closing report quotes the recorded and the replayed text side by side.
+    const patched = await runCli(['replay', tape, '--patch', `1=patched ${HOSTILE}`, '--no-tui', '--no-save'], { env: noModel });
+    expect(patched.code, patched.stderr).toBe(0);
+    expectPrintable(patched);
+    expect(patched.stdout).toMatch(/^ {4}recorded: "done A\\u001b\]0;pwned-title/m);
+    expect(patched.stdout).toMatch(/^ {4}replayed: "patched A\\u001b\]0;pwned-title/m);
     const events = jsonLines(await runCli(['replay', tape, '--json', '--no-save'], { env: noModel })) as { type: string; task?: string }[];
     expect(events[0]).toMatchObject({ type: 'run_start', task: TASK });
   });
