@@ -10,7 +10,7 @@ describe('terminal text', () => {
   });
 
   it('printable keeps newlines and tabs, and escapes the rest', () => {
-    expect(printable('one\n\ttwo\r\u001b[Kthree')).toBe('one\n\ttwo\\u000d\\u001b[Kthree');
+    expect(printable('one\n\ttwo\r\u001b[Kthree\u009b')).toBe('one\n\ttwo\\u000d\\u001b[Kthree\\u009b');
   });
 
   it('leaves text without controls as it is, and does not escape an escape again', () => {
