@@ -1,7 +1,12 @@
 import type { RunMeta } from '../core/run-meta.js';
+import { printableLine } from '../core/terminal-text.js';
 
-/** Lay out rows as left-aligned columns separated by two spaces. */
-export function table(rows: string[][]): string[] {
+/**
+ * Lay out rows as left-aligned columns separated by two spaces. A cell is one line of text that may
+ * come from a tape (a task, a name): its control characters are shown as escapes (core/terminal-text.ts).
+ */
+export function table(cells: string[][]): string[] {
+  const rows = cells.map((row) => row.map(printableLine));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) =>

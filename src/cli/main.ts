@@ -5,6 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { isAgentctlError } from '../core/errors.js';
+import { printable, printableLine } from '../core/terminal-text.js';
 import { flushOut } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -27,11 +28,12 @@ function exitCodeFor(error: unknown): number {
     }
     return 2;
   }
+  // A message can quote a tape, a model's answer or a file: one line each, no control character raw.
   if (isAgentctlError(error)) {
-    process.stderr.write(`agentctl: ${error.message}\n`);
-    if (error.hint !== undefined) process.stderr.write(`hint: ${error.hint}\n`);
+    process.stderr.write(`agentctl: ${printableLine(error.message)}\n`);
+    if (error.hint !== undefined) process.stderr.write(`hint: ${printableLine(error.hint)}\n`);
     return error.exitCode;
   }
-  process.stderr.write(`agentctl: internal error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`agentctl: internal error\n${printable(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
   return 1;
 }

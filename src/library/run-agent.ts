@@ -6,7 +6,7 @@
 import { seededRandom, systemClock, type Clock, type Random } from '../core/clock.js';
 import type { RunEvent } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
-import { OpenAiLlm } from '../llm/openai-llm.js';
+import { openAiLlmFor } from '../llm/openai-llm.js';
 import { createWorkspace, hiddenEntries } from '../tools/index.js';
 import { buildRegistry, checkSandbox } from '../agent/tool-registry.js';
 import type { AgentConfig, AgentConfigInput } from '../agent/config.js';
@@ -54,13 +54,14 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
   await checkSandbox(config);
   const llm =
     options.llm ??
-    new OpenAiLlm({
-      baseURL: options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
-      apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed',
-      requestTimeoutMs: config.limits.requestTimeoutMs,
-      streamIdleTimeoutMs: config.limits.streamIdleTimeoutMs,
+    openAiLlmFor(
+      config,
+      {
+        baseURL: options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
+        apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed',
+      },
       clock,
-    });
+    );
   const deps: LoopDeps = {
     llm,
     tools: liveToolHost(registry, { workspace, clock, storeDir: options.storeDir }),

@@ -7,6 +7,7 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { AgentConfig } from '../agent/config.js';
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { createRedactor, type Redactor } from '../core/redact.js';
@@ -49,6 +50,17 @@ export interface OpenAiLlmOptions {
 /** Defaults of `limits.requestTimeoutMs` and `limits.streamIdleTimeoutMs`. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 180_000;
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * The client a run's config asks for: the endpoint, with the config's time limits. `record` (through
+ * prepareRun) and a replay's `--fallback live` both build theirs here, so a live model call is bounded
+ * by `limits.requestTimeoutMs` and `limits.streamIdleTimeoutMs` whichever command makes it.
+ */
+export function openAiLlmFor(config: Pick<AgentConfig, 'limits'>, endpoint: { baseURL: string; apiKey: string }, clock?: Clock): OpenAiLlm {
+  const { requestTimeoutMs, streamIdleTimeoutMs } = config.limits;
+  const { baseURL, apiKey } = endpoint;
+  return new OpenAiLlm({ baseURL, apiKey, requestTimeoutMs, streamIdleTimeoutMs, ...(clock === undefined ? {} : { clock }) });
+}
 
 /** The message of a 200 answer with nothing to read: no choice, or a choice without a message. */
 export const NO_USABLE_CHOICES = "the model's answer had no usable choices";

@@ -34,8 +34,11 @@ export interface ReplayOptions {
   source: TapeSource;
   patches?: ReadonlyMap<number, AssistantMessage>;
   fallback?: 'error' | 'live';
-  /** The live model for `--fallback live`; built only if the tape runs out. */
-  liveLlm?: () => LlmClient;
+  /**
+   * The live model for `--fallback live`, built for the replay's own config (the recorded one, or
+   * `--config`, with `--set` applied: its time limits bound the live calls); built only if the tape runs out.
+   */
+  liveLlm?: (config: AgentConfig) => LlmClient;
   /** `tape`: outcomes from the tape only, nothing ever runs (a call without one ends the replay as exhausted). */
   tools?: 'recorded' | 'live' | 'tape';
   allowSideEffects?: boolean;
@@ -191,7 +194,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
       state.liveCalls++;
     },
     ...(fallback === 'live' && options.liveLlm !== undefined
-      ? { fallback: { complete: (request: LlmRequest, call) => (live ??= options.liveLlm!()).complete(request, call) } satisfies LlmClient }
+      ? { fallback: { complete: (request: LlmRequest, call) => (live ??= options.liveLlm!(config)).complete(request, call) } satisfies LlmClient }
       : {}),
     ...(options.speed === undefined ? {} : { pace: (ms: number) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1)) }),
   });

@@ -11,6 +11,7 @@ import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import { applyOverrides, parseConfig } from '../../agent/load-config.js';
 import { UsageError } from '../../core/errors.js';
 import { writeFailure } from '../../core/fs-failure.js';
+import { printableLine } from '../../core/terminal-text.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, parseShard } from '../../replay/corpus.js';
 import { out, stdoutIsTerminal, writeOut, type GlobalOptions } from '../io.js';
@@ -59,7 +60,8 @@ export async function runCiCommand(paths: string[], options: CiCommandOptions, e
   }
   const tapes = inShard(corpus, shard ?? undefined);
   if (options.list) {
-    for (const tape of tapes) out(tape.relativePath);
+    // A file's name is anyone's text: shown with its control characters as escapes.
+    for (const tape of tapes) out(printableLine(tape.relativePath));
     return;
   }
 

@@ -7,6 +7,7 @@
  * compared by position, not text (replay/id-labels.ts); the step summaries keep them as recorded.
  */
 import { recordedBy } from '../../core/run-meta.js';
+import { printableJson } from '../../core/terminal-text.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { checkedTapes } from '../tape-cache.js';
 import { diffRuns, type RunDiffSummary } from '../../replay/run-diff.js';
@@ -40,11 +41,11 @@ export async function runDiff(refA: string, refB: string, options: DiffCommandOp
         summary = next.value;
         break;
       }
-      if (options.json) out(JSON.stringify({ type: 'step', ...next.value }));
+      if (options.json) out(printableJson({ type: 'step', ...next.value }));
       else if (text !== null) for (const line of text.step(next.value)) out(line);
     }
     const exitCode = options.exitCode && !summary.identical ? DIFFERENT_EXIT_CODE : 0;
-    if (options.json) out(JSON.stringify({ type: 'summary', ...summary, a: a.label, b: b.label, exitCode }));
+    if (options.json) out(printableJson({ type: 'summary', ...summary, a: a.label, b: b.label, exitCode }));
     else if (text !== null) for (const line of text.end(summary)) out(line);
     else out(summaryLine(summary));
     process.exitCode = exitCode;

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { recordedBy, type RunMeta } from '../../core/run-meta.js';
+import { printableJson } from '../../core/terminal-text.js';
 import { clip, runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
@@ -19,7 +20,7 @@ export async function runLs(options: GlobalOptions): Promise<void> {
     })
     : [];
   if (options.json) {
-    out(JSON.stringify(runs));
+    out(printableJson(runs));
     return;
   }
   if (runs.length === 0) {

@@ -5,6 +5,7 @@
  * 8 tape exhausted with --fallback error.
  */
 import { resolve } from 'node:path';
+import type { AgentConfig } from '../../agent/config.js';
 import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import type { LlmClient } from '../../core/llm.js';
 import type { RunEvent } from '../../core/events.js';
@@ -61,13 +62,13 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
   const sigint = abortOnSigint();
   try {
     const source = await openTapeSource(ref, storeNow, checkedTapes());
-    let liveLlm: (() => LlmClient) | undefined;
+    let liveLlm: ((config: AgentConfig) => LlmClient) | undefined;
     if (options.fallback === 'live') {
       const endpoint = modelEndpoint(options.baseUrl ?? source.meta.baseUrl, process.env);
       // The SDK is loaded only now: a replay that stays on its tape never needs it.
-      const { OpenAiLlm } = await import('../../llm/openai-llm.js');
-      const client = (): LlmClient => new OpenAiLlm({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
-      liveLlm = options.model === undefined ? client : () => withModel(client(), options.model as string);
+      const { openAiLlmFor } = await import('../../llm/openai-llm.js');
+      const client = (config: AgentConfig): LlmClient => openAiLlmFor(config, endpoint);
+      liveLlm = options.model === undefined ? client : (config) => withModel(client(config), options.model as string);
     }
     const replayOptions: ReplayOptions = {
       source,

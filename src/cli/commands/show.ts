@@ -1,5 +1,6 @@
 import type { RunEventType } from '../../core/events.js';
 import { recordedBy, type RunSource } from '../../core/run-meta.js';
+import { printableJson } from '../../core/terminal-text.js';
 import { runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { withStore } from '../with-store.js';
@@ -17,7 +18,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       if (event.type === 'guardrail') verdicts[event.verdict] = (verdicts[event.verdict] ?? 0) + 1;
     }
     if (options.json) {
-      out(JSON.stringify({ run: meta, events, eventTypes: byType, verdicts }));
+      out(printableJson({ run: meta, events, eventTypes: byType, verdicts }));
       return;
     }
     const rows = [

@@ -6,6 +6,7 @@
  */
 import type { RunEvent } from '../../core/events.js';
 import { runRedactor } from '../../core/redact.js';
+import { printableLine } from '../../core/terminal-text.js';
 import { openTapeSource } from '../../replay/tape-source.js';
 import { checkedTapes } from '../tape-cache.js';
 import { isTapePath } from '../../tape/tape-file.js';
@@ -47,6 +48,6 @@ export async function runView(ref: string, options: GlobalOptions): Promise<void
   const steps = meta.totals?.steps ?? new Set(events.map((e) => e.step)).size;
   await display.finish(
     { runId: meta.id, state: meta.finalState ?? meta.status, steps, exitCode: 0 },
-    [`${meta.kind} run ${meta.id}${meta.name === undefined ? '' : ` (${meta.name})`}: ${outcome}, ${steps} steps, ${events.length} events`],
+    [printableLine(`${meta.kind} run ${meta.id}${meta.name === undefined ? '' : ` (${meta.name})`}: ${outcome}, ${steps} steps, ${events.length} events`)],
   );
 }

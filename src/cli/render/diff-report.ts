@@ -3,8 +3,10 @@
  * ("steps 0–2  =  identical"); a differing step shows what each side did, stacked (A lines, then B
  * lines); the first differing step also shows its first differing event and field side by side.
  * Ids are compared by position (replay/id-labels.ts), so a differing id shows as its label
- * (`call#2.0`), with a line saying what that is.
+ * (`call#2.0`), with a line saying what that is. What the runs hold (tasks, answers, tool output,
+ * field names) is shown with its control characters as escapes (core/terminal-text.ts).
  */
+import { printableLine } from '../../core/terminal-text.js';
 import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import { RULES } from '../../guardrails/rules.js';
@@ -31,7 +33,7 @@ const ROUTINE_RULES: ReadonlySet<string> = new Set<string>([
 export function diffHeader(a: { label: string; meta: RunMeta }, b: { label: string; meta: RunMeta }): string[] {
   const line = (name: string, side: { label: string; meta: RunMeta }): string =>
     `${name}  ${side.label}${side.meta.name === undefined ? '' : ` [${side.meta.name}]`}  ${side.meta.kind}, ${runOutcome(side.meta)}, task "${clip(side.meta.task, 60)}"`;
-  return [line('A', a), line('B', b)];
+  return [line('A', a), line('B', b)].map(printableLine);
 }
 
 /** Turns step diffs into lines, holding back runs of identical steps until they end. */
@@ -57,7 +59,7 @@ export class DiffTextReport {
       if (first) lines.push(...differenceLines(difference));
       else lines.push(`  differs at ${where(difference)}`);
     }
-    return lines;
+    return lines.map(printableLine);
   }
 
   /** The remaining collapsed lines and the closing line. */

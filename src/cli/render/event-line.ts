@@ -1,13 +1,21 @@
 /**
  * One readable line per RunEvent, for the plain-text reporter (non-TTY output, `record` and `replay`
  * without the TUI). Returns null for events that are not worth a line of their own (stream chunks,
- * checkpoints): the text stays a step log a person can read top to bottom.
+ * checkpoints): the text stays a step log a person can read top to bottom. Every field of an event
+ * can come from a tape, a model or a file, so the line shows their control characters as escapes
+ * (core/terminal-text.ts): one event is one line, and nothing in it drives the terminal.
  */
 import type { RunEvent } from '../../core/events.js';
+import { printableLine } from '../../core/terminal-text.js';
 import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import { clip } from '../format.js';
 
 export function eventLine(event: RunEvent): string | null {
+  const line = describe(event);
+  return line === null ? null : printableLine(line);
+}
+
+function describe(event: RunEvent): string | null {
   const at = `[${event.step}]`;
   switch (event.type) {
     case 'run_start':

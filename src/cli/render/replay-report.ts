@@ -1,4 +1,8 @@
-/** The closing report of a replay: the verdict, and the first divergence side by side. */
+/**
+ * The closing report of a replay: the verdict, and the first divergence side by side. A divergence
+ * quotes the tape and the replay, so its control characters are shown as escapes (core/terminal-text.ts).
+ */
+import { printableLine } from '../../core/terminal-text.js';
 import type { DivergenceInput } from '../../replay/compare.js';
 import { describeDecision, type DecisionSummary } from '../../replay/decision-change.js';
 import type { ReplayResult } from '../../replay/replay-run.js';
@@ -31,7 +35,7 @@ export function replayReport(result: ReplayResult, runId: string | null): string
   if (result.stoppedByStrict) lines.push('stopped: --strict stops at the first unexpected divergence');
   const end = result.state === null ? 'no final state' : `final state ${result.state}`;
   lines.push(`${end}; exit ${result.exitCode}${runId === null ? '' : `; saved as run ${runId}`}`);
-  return lines;
+  return lines.map(printableLine);
 }
 
 /**

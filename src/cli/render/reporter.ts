@@ -5,6 +5,7 @@
 import type { RunEvent } from '../../core/events.js';
 import { EventRedactor } from '../../core/event-redactor.js';
 import { NO_REDACTION, type Redactor } from '../../core/redact.js';
+import { printableJson } from '../../core/terminal-text.js';
 import { eventLine } from './event-line.js';
 import { writeOut } from '../io.js';
 
@@ -31,17 +32,17 @@ const stdout: Write = writeOut;
 
 /**
  * NDJSON; every event is redacted as the tape is (a stream's chunks together, once it ends), so a
- * secret never reaches the terminal or a pipe.
+ * secret never reaches the terminal or a pipe, and holds no control character raw (printableJson).
  */
 export function jsonReporter(options: { redact?: Redactor } = {}, write: Write = stdout): Reporter {
   const redactor = new EventRedactor(options.redact ?? NO_REDACTION);
-  const line = (event: RunEvent): string => JSON.stringify(event.type === 'guardrail' && event.tool === undefined ? { ...event, tool: null } : event);
+  const line = (event: RunEvent): string => printableJson(event.type === 'guardrail' && event.tool === undefined ? { ...event, tool: null } : event);
   return {
     // The contract promises `tool` on every guardrail line: null for step-level gates.
     event: (event) => {
       for (const safe of redactor.accept(event)) write(`${line(safe)}\n`);
     },
-    summary: (summary) => write(`${JSON.stringify({ type: 'summary', ...summary })}\n`),
+    summary: (summary) => write(`${printableJson({ type: 'summary', ...summary })}\n`),
   };
 }
 

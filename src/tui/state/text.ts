@@ -1,18 +1,16 @@
 /**
- * Text as the terminal will show it: control characters out (a tape is untrusted input, and an
- * escape sequence in a tool's output must not drive the user's terminal), tabs as spaces, wrapped
- * to a width in terminal cells (wide characters count twice), clipped with an ellipsis.
+ * Text as the terminal will show it: control characters as visible escapes (core/terminal-text.ts:
+ * a tape is untrusted input, and an escape sequence in a tool's output must not drive the user's
+ * terminal), tabs as spaces, wrapped to a width in terminal cells (wide characters count twice),
+ * clipped with an ellipsis.
  */
 import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
+import { printable } from '../../core/terminal-text.js';
 
-// C0 controls except newline, DEL, C1 controls; ESC sequences are dropped whole first.
-const ESCAPES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** Printable text: escape sequences and control characters removed, tabs as two spaces, CRLF as LF. */
-export function printable(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(ESCAPES, '').replace(CONTROLS, '');
+/** Text to lay out: a CR or CRLF ends a line as LF does, tabs are two spaces, other controls are escapes. */
+function laidOut(text: string): string {
+  return printable(text.replace(/\r\n?/g, '\n')).replace(/\t/g, '  ');
 }
 
 /** Terminal cells the text takes on one line. */
@@ -27,7 +25,7 @@ export function cells(text: string): number {
 export function wrap(text: string, width: number): string[] {
   if (width <= 0) return [];
   const out: string[] = [];
-  for (const paragraph of printable(text).split('\n')) {
+  for (const paragraph of laidOut(text).split('\n')) {
     const body = paragraph.trimStart();
     const indent = paragraph.slice(0, Math.min(paragraph.length - body.length, Math.floor(width / 2)));
     if (body === '') {
@@ -47,7 +45,7 @@ export function wrap(text: string, width: number): string[] {
 /** One line of at most `width` cells: line breaks become spaces, an ellipsis when cut. */
 export function clipLine(text: string, width: number): string {
   if (width <= 0) return '';
-  const line = printable(text).replace(/\n+/g, ' ');
+  const line = laidOut(text).replace(/\n+/g, ' ');
   if (cells(line) <= width) return line;
   let out = '';
   let used = 0;

@@ -1,8 +1,10 @@
 /**
  * `--reporter github`: workflow-command annotations (`::error file=…,line=…,title=…::…`) for the
  * failed tapes — at most ten, the rest summed up in one more — and a Markdown summary for the job
- * page (appended to `$GITHUB_STEP_SUMMARY` by the command).
+ * page (appended to `$GITHUB_STEP_SUMMARY` by the command). The log shows the annotations as a
+ * terminal would (colours included), so what they quote from a tape has its control characters as escapes.
  */
+import { printable, printableLine } from '../../../core/terminal-text.js';
 import type { CiResult } from '../../../replay/ci-run.js';
 import { isFailure } from '../../../replay/ci-run.js';
 import { clip } from '../../format.js';
@@ -44,8 +46,8 @@ export function githubSummary(report: CiReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (text: string): string => printableLine(text.replace(/\n/g, ' ')).replace(/\|/g, '\\|');
 /** Escaping of a workflow command's message. */
-const data = (text: string): string => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const data = (text: string): string => printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 /** Escaping of a workflow command's property value. */
 const property = (text: string): string => data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');

@@ -1,10 +1,11 @@
 /** `--reporter json`: one object with every tape's result, the counts and the exit code. */
+import { printableJson } from '../../../core/terminal-text.js';
 import type { CiResult } from '../../../replay/ci-run.js';
 import { countResults, whatIfOf, type CiReport } from './report.js';
 
 export function jsonReport(report: CiReport): string {
   const whatIf = whatIfOf(report);
-  return `${JSON.stringify({
+  return `${printableJson({
     type: 'ci',
     mode: report.mode,
     ...(report.mode === 'what-if' ? { overrides: report.overrides } : {}),

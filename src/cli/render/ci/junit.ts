@@ -3,6 +3,7 @@
  * a `testcase` per tape (`classname` its relative path, `name` the run's name or task), `failure`
  * for drift and exhaustion (and changes under --fail-on-change), `error` for bad tapes and errors.
  */
+import { printable } from '../../../core/terminal-text.js';
 import type { CiResult } from '../../../replay/ci-run.js';
 import { isFailure } from '../../../replay/ci-run.js';
 import { countResults, driftLines, whatIfOf, type CiReport } from './report.js';
@@ -39,10 +40,14 @@ function testcase(result: CiResult, failOnChange: boolean, time: string): string
   return [`${open}/>`];
 }
 
-/** XML text and attribute escaping; characters XML 1.0 cannot hold are dropped. */
+/**
+ * XML text and attribute escaping. Control characters (which XML 1.0 cannot hold, or a terminal
+ * showing the report would obey) are shown as escapes, as everywhere (core/terminal-text.ts); the
+ * two other characters XML 1.0 cannot hold are dropped.
+ */
 export function xml(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+  return printable(text)
+    .replace(/[\ufffe\uffff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

@@ -50,7 +50,7 @@ describe('ci reporters', () => {
     expect(suite.testcase[1]).toMatchObject({ classname: 'tapes/a, b: "weird" <name>.tape.jsonl', name: 'run & <co>' });
     expect(suite.testcase[1]?.failure?.message).toBe(drift.message);
     expect(suite.testcase[2]?.error?.type).toBe('invalid');
-    expect(xml('a\u0000b\u001bc & "d"')).toBe('abc &amp; &quot;d&quot;');
+    expect(xml('a\u0000b\u001bc\u009b & "d"\uffff')).toBe('a\\u0000b\\u001bc\\u009b &amp; &quot;d&quot;');
   });
 
   it('github: annotations escape properties and messages; the summary table escapes pipes', () => {

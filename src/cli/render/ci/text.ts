@@ -1,4 +1,8 @@
-/** `--reporter text`: failures as a table with their details, then the closing line `N passed, M failed`. */
+/**
+ * `--reporter text`: failures as a table with their details, then the closing line `N passed, M failed`.
+ * A result quotes its tape (a name, a drifted value), so each line shows control characters as escapes.
+ */
+import { printableLine } from '../../../core/terminal-text.js';
 import { clip, table } from '../../format.js';
 import type { CiResult } from '../../../replay/ci-run.js';
 import { isFailure } from '../../../replay/ci-run.js';
@@ -37,7 +41,7 @@ export function textReport(report: CiReport): string {
   }
   if (report.skipped.length > 0) lines.push(`stopped after ${counts.failed} failure${counts.failed === 1 ? '' : 's'} (--max-failures): ${report.skipped.length} tape${report.skipped.length === 1 ? '' : 's'} not run`);
   lines.push(closingLine(counts));
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printableLine).join('\n')}\n`;
 }
 
 /** The progress line while the tapes run (a terminal only). */
