@@ -176,8 +176,7 @@ function drained(res: ServerResponse): Promise<void> {
 
 /**
  * An error reply of the proxy's own, in the OpenAI error shape (clients show its message); `retry:
- * false` tells clients not to retry it; `close` ends the connection after it (a request body left
- * unread).
+ * false` tells clients not to retry it; `close` ends the connection after it (a request not read).
  */
 export function sendError(
   res: ServerResponse, status: number, code: string, message: string, options: { retry?: boolean; close?: boolean } = {},

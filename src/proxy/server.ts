@@ -117,7 +117,8 @@ export class ProxyServer {
     const body = await readBody(req, this.options.maxBody);
     if (body === undefined) {
       const message = `agentctl proxy: the request body is larger than ${sizeText(this.options.maxBody)} (--max-body)`;
-      sendError(res, 413, 'agentctl_request_too_large', message, { close: true });
+      // The rest of the body is read and dropped, so the client, still sending it, gets this answer.
+      sendError(res, 413, 'agentctl_request_too_large', message);
       return;
     }
     if (this.handler === undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
