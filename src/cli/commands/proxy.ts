@@ -6,8 +6,8 @@
  *
  * Prints one line to standard error when it is listening (with --json also `{ url, port, mode,
  * runId, tape }` on standard output), runs until SIGINT/SIGTERM, then stops accepting, lets the
- * requests in flight finish (up to 5 s), ends the run (COMPLETED, 'proxy stopped') and prints a
- * summary. Exit 0; 2 for a bad flag, a bad or unreachable upstream, or a port in use.
+ * requests in flight finish (up to 5 s), cuts the rest, ends the run (COMPLETED, 'proxy stopped') and
+ * prints a summary. Exit 0; 2 for a bad flag, a bad or unreachable upstream, or a port in use.
  */
 import { connect, isIP } from 'node:net';
 import { UsageError } from '../../core/errors.js';
