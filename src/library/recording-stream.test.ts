@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../core/events.js';
 import { MAX_RECORDED_BODY } from '../llm/transport/http-reply.js';
-import { TapeStore } from '../tape/tape-store.js';
+import { storedEvents } from '../../test/support/stored-events.js';
 import { record } from './record-replay.js';
 
 let dir: string;
@@ -16,17 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function events(store: string, runId: string): Promise<RunEvent[]> {
-  const opened = await TapeStore.open(store, { create: false });
-  try {
-    const out: RunEvent[] = [];
-    for await (const event of opened.readEvents(runId)) out.push(event);
-    return out;
-  } finally {
-    await opened.close();
-  }
-}
 
 const EVENT = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] })}\n\n`;
 
@@ -72,7 +60,7 @@ describe('a recorded stream', () => {
     // Read no further than the event passed what a tape keeps, and the upstream told so.
     expect(pulled).toBeLessThanOrEqual(MAX_RECORDED_BODY + piece.length);
     expect(String(cancelled)).toContain('larger than a tape keeps');
-    const recorded = await events(store, rec.runId);
+    const recorded = await storedEvents(store, rec.runId);
     const chunks = recorded.flatMap((e) => (e.type === 'llm_chunk' ? [e] : []));
     expect(chunks.map((c) => c.raw ?? '').join('')).toBe(EVENT);
     expect(chunks.at(-1)?.chunk).toMatchObject({ finished: true, error: expect.stringContaining('larger than a tape keeps') });
