@@ -4,7 +4,6 @@
  * stop it with SIGTERM, replay the run with the upstream gone, refuse what the tape has no match
  * for, record what is new in replay-or-record, and keep a run killed with SIGKILL replayable.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +12,10 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TapeStore } from '../src/tape/tape-store.js';
-import { BIN, runCli } from './support/cli.js';
+import { runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { filesUnder } from './support/files.js';
+import { killProxies, startProxy as startRunningProxy, type RunningProxy } from './support/proxy.js';
 
 const UPSTREAM_KEY = 'upstream-marker-7d3f9a2b1c44';
 const CLIENT_KEY = 'client-key-should-not-leak';
@@ -25,61 +25,8 @@ const ENV = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, AGENTCTL_ST
 
 let dir: string;
 let store: string;
-/** Every proxy started, so one a failed test left running is stopped (it holds the store). */
-const started: ChildProcess[] = [];
 
-interface RunningProxy {
-  url: string;
-  port: number;
-  runId: string | null;
-  tape: string | null;
-  child: ChildProcess;
-  /** Send `signal` and wait for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
-}
-
-/** Start `agentctl proxy` on a free port and wait for its `--json` line. */
-function startProxy(args: string[]): Promise<RunningProxy> {
-  const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', '--json', '--store', store, ...args], {
-    env: cleanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`proxy did not start: ${stderr}`)), 10_000);
-    void exited.then(({ code }) => reject(new Error(`proxy exited with ${code}: ${stderr}`)));
-    const onData = (): void => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (line === undefined) return;
-      child.stdout.off('data', onData);
-      clearTimeout(timer);
-      const ready = JSON.parse(line) as { url: string; port: number; runId: string | null; tape: string | null };
-      resolve({
-        ...ready,
-        child,
-        stop: async (signal = 'SIGTERM') => {
-          child.kill(signal);
-          return { ...(await exited), stdout, stderr };
-        },
-      });
-    };
-    child.stdout.on('data', onData);
-  });
-}
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const [name, value] of Object.entries(ENV)) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
-  return env;
-}
+const startProxy = (args: string[]): Promise<RunningProxy> => startRunningProxy(args, { store, env: ENV });
 
 const cli = (args: string[]): ReturnType<typeof runCli> => runCli(['--store', store, ...args], { env: ENV });
 
@@ -133,14 +80,7 @@ beforeAll(async () => {
   store = join(dir, 'store');
 });
 
-afterEach(async () => {
-  for (const child of started.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const closed = new Promise((resolve) => child.once('close', resolve));
-    child.kill('SIGKILL');
-    await closed;
-  }
-});
+afterEach(killProxies);
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -166,6 +166,8 @@ export function buildProgram(): Command {
     .option('--port <n>', 'port to listen on (0: any free one)', '8377')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--api-key-env <name>', 'environment variable with the upstream API key (default: OPENAI_API_KEY)')
+    .option('--max-body <size>', 'the largest request body answered, e.g. 4M or 512K (default and most when recording: 16M); a larger one gets an HTTP 413')
+    .option('--allow-host <name>', 'a host name clients may reach the proxy by, besides IP addresses, localhost and --host (repeatable)', collect)
     .option('--strict', 'replay: answer a request the tape has no match for with an HTTP 400 (the default)')
     .option('--no-strict', 'replay: serve it the next recorded call instead, and report the divergence')
     .action(async (_opts: unknown, command: Command) => {

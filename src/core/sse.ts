@@ -21,16 +21,24 @@ export class SseReader {
 
   /** Take more text; returns the events it completed. */
   push(text: string): RawSseEvent[] {
+    // What was searched before holds no event's end, but may hold the start of one (3 characters at
+    // most): a long event arriving in pieces is searched once, not once per piece.
+    const end = /\r\n\r\n|\n\n|\r\r/g;
+    end.lastIndex = Math.max(0, this.buffer.length - 3);
     this.buffer += text;
     const out: RawSseEvent[] = [];
-    for (;;) {
-      const end = /\r\n\r\n|\n\n|\r\r/.exec(this.buffer);
-      if (end === null) break;
-      const raw = this.buffer.slice(0, end.index + end[0].length);
+    for (let found = end.exec(this.buffer); found !== null; found = end.exec(this.buffer)) {
+      const raw = this.buffer.slice(0, found.index + found[0].length);
       this.buffer = this.buffer.slice(raw.length);
       out.push(parseEvent(raw));
+      end.lastIndex = 0;
     }
     return out;
+  }
+
+  /** The length of the event under way (text taken that ends no event yet). */
+  get pending(): number {
+    return this.buffer.length;
   }
 
   /** What is left when the stream ends: an event without its closing blank line, or nothing. */

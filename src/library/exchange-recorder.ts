@@ -3,7 +3,7 @@
  * recording-fetch.ts): the reply passed on as it arrives and recorded whole when it ends.
  */
 import type { Redactor } from '../core/redact.js';
-import { describe, keptHeaders, MAX_RECORDED_BODY, passHeaders, readExchangeRequest, rebuilt, recordedBody } from '../llm/transport/http-reply.js';
+import { describe, keptHeaders, MAX_RECORDED_BODY, passHeaders, readExchangeRequest, rebuilt, recordedBody, sizeText } from '../llm/transport/http-reply.js';
 import type { FetchLike } from './fetch-like.js';
 import { recordableUrl, type RecordingSession } from './recording-session.js';
 
@@ -82,7 +82,7 @@ function passThrough(session: RecordingSession, request: Request, reply: Respons
     })();
     return recorded;
   };
-  const TOO_LARGE = `is larger than a tape keeps (${MAX_RECORDED_BODY / (1024 * 1024)} MiB): it was passed on whole, and its first ${MAX_RECORDED_BODY} bytes are recorded (truncated)`;
+  const TOO_LARGE = `is larger than a tape keeps (${sizeText(MAX_RECORDED_BODY)}): it was passed on whole, and its first ${MAX_RECORDED_BODY} bytes are recorded (truncated)`;
   const body = new ReadableStream<Uint8Array>(
     {
       pull: async (controller) => {

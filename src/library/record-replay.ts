@@ -17,6 +17,7 @@ import type { RunMeta } from '../core/run-meta.js';
 import { readCallTape, type CallTape, type TapeToolOutcome } from '../replay/call-tape.js';
 import { patchesFromRecord, type PatchInput } from '../replay/patches.js';
 import { ReplayEngine, type ReplayState } from '../replay/replay-engine.js';
+import { CREDENTIAL_HEADERS } from '../llm/transport/http-reply.js';
 import { openTapeFile } from '../tape/tape-file.js';
 import { TapeStore } from '../tape/tape-store.js';
 import { recordingTool, replayingTool, type ToolFunction, type ToolPolicy } from './recorded-tool.js';
@@ -261,7 +262,7 @@ function keyRedactor(patterns: readonly string[], apiKey?: string | null): KeyRe
   redactor.text = (input) => current.text(input);
   redactor.spans = (input) => current.spans(input);
   redactor.learn = (headers) => {
-    for (const name of ['authorization', 'api-key', 'x-api-key']) {
+    for (const name of CREDENTIAL_HEADERS) {
       const value = headers.get(name)?.replace(/^(Bearer|Basic)\s+/i, '').trim();
       if (value === undefined || value.length < 8 || keys.has(value)) continue;
       keys.add(value);

@@ -19,14 +19,15 @@ import type { HttpReply, RunEventInput } from '../core/events.js';
 import type { LlmRequest, LlmResponse } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
-import { requestDelta, requestHash } from '../agent/request-delta.js';
+import { requestDelta, requestHash, type RequestDelta } from '../agent/request-delta.js';
 import { parseRetryAfter } from '../llm/retry-after.js';
-import { agentctlError, bodyValue, describe, keptHeaders, passHeaders, rebuilt, wireFor } from '../llm/transport/http-reply.js';
+import { agentctlError, bodyValue, describe, fitsTapeDepth, keptHeaders, MAX_RECORDED_BODY, rebuilt, sizeText, textUpTo, wireFor } from '../llm/transport/http-reply.js';
+import { quickEvent } from '../tape/quick-event-check.js';
 import { recordExchange } from './exchange-recorder.js';
 import type { FetchLike } from './fetch-like.js';
 import { recordableUrl, type CallSlot, type RecordingSession } from './recording-session.js';
-import { SseReader, type RawSseEvent } from '../core/sse.js';
-import type { ModelWire, WireStream } from '../llm/transport/wire.js';
+import { recordedStream } from './recording-stream.js';
+import type { ModelWire } from '../llm/transport/wire.js';
 
 export interface RecordingFetchOptions {
   /** Where requests really go. Default: the global `fetch`. */
@@ -60,7 +61,34 @@ export async function readModelRequest(request: Request, redact: Redactor): Prom
   } catch {
     return { text };
   }
-  return { model: { wire, body: body as Record<string, unknown>, request: parsed, hash: requestHash(parsed) }, text };
+  const model: ModelRequest = { wire, body: body as Record<string, unknown>, request: parsed, hash: requestHash(parsed) };
+  // A request the tape cannot hold as a model call (a message of no known shape, a tool with no
+  // name, parameters nested deeper than a tape line may) is not one: it is recorded as an opaque
+  // exchange, and a replay, reading it here too, matches it as one.
+  return tapeHolds(model) ? { model, text } : { text };
+}
+
+/** The `llm_request` event of a model request, its messages a delta from the previous request's. */
+function requestEvent(model: ModelRequest, iteration: number, delta: RequestDelta): Extract<RunEventInput, { type: 'llm_request' }> {
+  const event: Extract<RunEventInput, { type: 'llm_request' }> = {
+    type: 'llm_request',
+    step: iteration,
+    iteration,
+    hash: model.hash,
+    ...delta,
+    model: model.request.model,
+    stream: model.request.stream,
+    tools: (model.request.tools ?? []).map((tool) => tool.function.name),
+  };
+  if (model.wire.endpoint !== 'chat') event.endpoint = model.wire.endpoint;
+  if (model.request.params !== undefined) event.params = model.request.params;
+  return event;
+}
+
+/** Whether the request's `llm_request` event is one a tape accepts (whatever its place in the run). */
+function tapeHolds(model: ModelRequest): boolean {
+  const event = { seq: 0, t: 0, ...requestEvent(model, 0, { prefix: 0, append: model.request.messages }) };
+  return quickEvent(event) !== undefined && (model.request.params === undefined || fitsTapeDepth(model.request.params));
 }
 
 export function recordingFetch(session: RecordingSession, redact: Redactor, options: RecordingFetchOptions = {}): FetchLike {
@@ -95,19 +123,7 @@ export class TransportRecorder {
     const slot = session.slot(model.hash);
     const delta = requestDelta(this.sent, model.request.messages);
     this.sent = model.request.messages;
-    const event: RunEventInput = {
-      type: 'llm_request',
-      step: slot.iteration,
-      iteration: slot.iteration,
-      hash: model.hash,
-      ...delta,
-      model: model.request.model,
-      stream: model.request.stream,
-      tools: (model.request.tools ?? []).map((tool) => tool.function.name),
-    };
-    if (model.wire.endpoint !== 'chat') event.endpoint = model.wire.endpoint;
-    if (model.request.params !== undefined) event.params = model.request.params;
-    await session.write(event);
+    await session.write(requestEvent(model, slot.iteration, delta));
 
     let reply: Response;
     try {
@@ -117,8 +133,29 @@ export class TransportRecorder {
       throw error;
     }
     const headers = keptHeaders(reply.headers);
+    if (reply.ok && (reply.headers.get('content-type') ?? '').includes('text/event-stream') && reply.body !== null) {
+      return recordedStream({
+        session,
+        request,
+        reply,
+        slot,
+        wire: model.wire,
+        headers,
+        answer: (response, durationMs, http) => this.answer(slot, response, durationMs, http),
+        fail: (message) => this.error(slot, model.hash, { message }),
+      });
+    }
+    let replyText: string | undefined;
+    try {
+      replyText = await textUpTo(reply, MAX_RECORDED_BODY);
+    } catch (error) {
+      // The reply broke off, or the call was aborted (its client went away, the proxy stopped) while it arrived.
+      await this.error(slot, model.hash, { message: describe(error) });
+      throw error;
+    }
+    if (replyText === undefined) return this.tooLarge(slot, model.hash, reply);
+    const body = bodyValue(replyText);
     if (!reply.ok) {
-      const body = bodyValue(await reply.text());
       const retryAfterMs = parseRetryAfter((name) => reply.headers.get(name), Date.now());
       await this.error(slot, model.hash, {
         message: errorMessage(body, reply.status),
@@ -128,11 +165,6 @@ export class TransportRecorder {
       });
       return rebuilt(reply, body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body));
     }
-    if ((reply.headers.get('content-type') ?? '').includes('text/event-stream') && reply.body !== null) {
-      return this.stream(request, reply, slot, model, headers);
-    }
-    const replyText = await reply.text();
-    const body = bodyValue(replyText);
     let response;
     try {
       response = model.wire.response(body);
@@ -144,127 +176,16 @@ export class TransportRecorder {
     return rebuilt(reply, replyText);
   }
 
-  /** Pass a stream through event by event, recording each; the last event waits for the synced response. */
-  private stream(request: Request, reply: Response, slot: CallSlot, model: ModelRequest, headers: Record<string, string>): Response {
-    const { session } = this;
-    const source = (reply.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    const encoder = new TextEncoder();
-    const sse = new SseReader();
-    const wire: WireStream = model.wire.stream();
-    const offset = (): number => session.clock.now() - slot.started;
-    /** Raw text read but not yet given to a chunk (for the tape). */
-    let raw = '';
-    /** Text for the client held back until the response is on disk: everything from the finish on. */
-    let held = '';
-    let settled = false;
-    /** The client cancelled the body (it stopped reading). */
-    let cancelled = false;
-    const chunkEvent = (chunk: ReturnType<WireStream['terminal']>, text: string): RunEventInput => {
-      const event: RunEventInput = { type: 'llm_chunk', step: slot.iteration, iteration: slot.iteration, attempt: slot.attempt, chunk };
-      if (text !== '') event.raw = text;
-      return event;
-    };
-    let ended = (): void => {};
-    const whenEnded = new Promise<void>((resolve) => (ended = resolve));
-    // Once the client gives up on the stream, the run's end waits for what that records.
-    request.signal.addEventListener('abort', () => session.track(whenEnded), { once: true });
-    /** The stream is over: it finished, broke (`error`), or the client stopped reading it (`stopped`). */
-    const end = async (how: { error?: string; stopped?: boolean } = {}): Promise<void> => {
-      try {
-        await ending(how);
-      } finally {
-        ended();
-      }
-    };
-    const ending = async (how: { error?: string; stopped?: boolean }): Promise<void> => {
-      settled = true;
-      const rest = sse.rest();
-      if (rest !== undefined) {
-        wire.add(rest, offset());
-        raw += rest.raw;
-        held += rest.raw;
-      }
-      const cut = how.stopped === true ? STOPPED : how.error;
-      // The events not yet given to a chunk (e.g. `data: [DONE]`) go with the terminal one.
-      await session.write(chunkEvent(wire.terminal(offset(), cut), how.stopped === true ? '' : raw));
-      if (how.error !== undefined) {
-        await this.error(slot, model.hash, { message: how.error });
-        return;
-      }
-      if (how.stopped === true) {
-        // It acts on what it got, so that is the response.
-        await session.write({ type: 'warning', step: slot.iteration, message: `the client stopped reading the stream of iteration ${slot.iteration}; recorded what had arrived as the response` });
-      } else if (!wire.hasFinishReason) {
-        await session.write({ type: 'warning', step: slot.iteration, message: `the model stream of iteration ${slot.iteration} closed without a finish reason` });
-      }
-      await this.answer(slot, wire.response(), offset(), { status: reply.status, headers });
-    };
-    /** Why the stream was cut on the client's way (see StreamCut), if it was. */
-    let cutBy: string | undefined;
-    const cut = (): string | undefined => cutBy ?? (request.signal.reason instanceof StreamCut ? request.signal.reason.message : undefined);
-    /** Take events: each chunk goes to the tape; returns the text to pass on now. */
-    const take = (events: RawSseEvent[]): string => {
-      let out = '';
-      for (const event of events) {
-        raw += event.raw;
-        const chunk = wire.add(event, offset());
-        if (chunk !== undefined) {
-          void session.write(chunkEvent(chunk, raw)).catch(() => undefined);
-          raw = '';
-        }
-        if (held !== '' || wire.done || wire.hasFinishReason) held += event.raw;
-        else out += event.raw;
-      }
-      return out;
-    };
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        try {
-          for (;;) {
-            const { done, value } = await source.read();
-            if (done && cut() !== undefined) {
-              await end({ error: cut() });
-              controller.close();
-              return;
-            }
-            if (done && (cancelled || request.signal.aborted)) {
-              // The client gave up on the stream (a `break`, an abort): what it had is what it acts on.
-              await end({ stopped: true });
-              controller.close();
-              return;
-            }
-            if (done) {
-              const now = take(sse.push(decoder.decode()));
-              if (now !== '') controller.enqueue(encoder.encode(now));
-              // The end of the answer is passed on only once the response is on disk.
-              await end();
-              if (held !== '') controller.enqueue(encoder.encode(held));
-              controller.close();
-              return;
-            }
-            const out = take(sse.push(decoder.decode(value, { stream: true })));
-            if (out !== '') {
-              controller.enqueue(encoder.encode(out));
-              return;
-            }
-          }
-        } catch (error) {
-          const how = cut() !== undefined ? { error: cut() } : request.signal.aborted ? { stopped: true } : { error: describe(error) };
-          if (!settled) await end(how).catch(() => undefined);
-          controller.error(error);
-        }
-      },
-      cancel: async (reason) => {
-        session.track(whenEnded);
-        cancelled = true;
-        // Cut by whoever relays it (a proxy shutting down): to the client the stream broke.
-        if (reason instanceof StreamCut) cutBy = reason.message;
-        await source.cancel(reason).catch(() => undefined);
-        if (!settled) await end(cut() !== undefined ? { error: cut() } : { stopped: true });
-      },
-    });
-    return new Response(body, { status: reply.status, statusText: reply.statusText, headers: passHeaders(reply.headers) });
+  /**
+   * A whole reply larger than a tape keeps: the call is refused, and the refusal is what the tape
+   * records (so a replay answers the same): an HTTP 502 of agentctl's own that clients do not retry.
+   */
+  private async tooLarge(slot: CallSlot, hash: string, reply: Response): Promise<Response> {
+    const message = `agentctl: the model's reply (HTTP ${reply.status}) is larger than a tape keeps (${sizeText(MAX_RECORDED_BODY)}); it was not passed on`;
+    const refusal = agentctlError(502, 'agentctl_reply_too_large', message);
+    const body = bodyValue(await refusal.clone().text());
+    await this.error(slot, hash, { message, status: 502, http: { status: 502, headers: keptHeaders(refusal.headers), body } });
+    return refusal;
   }
 
   /** The call's answer, synced before the client sees it. */
@@ -295,19 +216,10 @@ export class TransportRecorder {
   }
 }
 
-const STOPPED = 'the client stopped reading the stream';
-
-/**
- * The reason to cancel a recorded stream's body with when it is cut on the client's way (a proxy
- * shutting down), not by the client: it is recorded as a stream that broke, as the client saw it.
- */
-export class StreamCut extends Error {}
-
 /** The URL without its API path (`…/v1/chat/completions` → `…/v1`). */
 function baseOf(url: URL): string {
   return `${url.origin}${url.pathname.replace(/\/(chat\/completions|responses)\/?$/, '')}`;
 }
-
 
 
 function errorMessage(body: unknown, status: number): string {

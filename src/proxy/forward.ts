@@ -8,9 +8,10 @@
  * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. The
  * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
  */
-import { StreamCut } from '../library/recording-fetch.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../core/errors.js';
+import { StreamCut } from '../library/recording-stream.js';
+import { CREDENTIAL_HEADERS } from '../llm/transport/http-reply.js';
 
 /** Read and check an `--upstream` URL: http(s), no credentials in it (the key comes from the environment). */
 export function parseUpstream(value: string): URL {
@@ -38,13 +39,15 @@ export function mapPath(base: URL, requestPath: string): URL {
   return target;
 }
 
-/** Headers never passed on: hop-by-hop ones, and the client's own credentials (the proxy sets the upstream's). */
+/**
+ * Headers never passed on: hop-by-hop ones, those the request is re-framed without, and every header
+ * that carries the client's own credentials (the proxy sets the upstream's key itself).
+ */
 const DROPPED = new Set([
   'host',
   'connection',
   'keep-alive',
   'proxy-connection',
-  'proxy-authorization',
   'te',
   'trailer',
   'transfer-encoding',
@@ -52,10 +55,7 @@ const DROPPED = new Set([
   'expect',
   'content-length',
   'accept-encoding',
-  'authorization',
-  'api-key',
-  'x-api-key',
-  'cookie',
+  ...CREDENTIAL_HEADERS,
 ]);
 
 /** A request as it goes on, as `fetch(url, init)` arguments (a `Request` with a body can be read only once). */
@@ -81,15 +81,33 @@ export function outgoingRequest(req: IncomingMessage, body: Buffer, url: URL, ap
   return { url: url.href, init: { method, headers, body: hasBody ? new Uint8Array(body) : null, signal } };
 }
 
-/** The whole body of a client's request. */
-export function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The whole body of a client's request, or undefined when it is larger than `max` bytes: then no more
+ * of it is kept (what still arrives is read and dropped), so a huge body costs no more memory than `max`.
+ */
+export function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  if (Number(req.headers['content-length']) > max) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => resolve(Buffer.concat(parts)));
+    let parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (part: Buffer) => {
+      size += part.length;
+      if (size <= max) {
+        parts.push(part);
+        return;
+      }
+      parts = [];
+      resolve(undefined);
+    });
+    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(parts, size)));
     req.on('error', reject);
+    // Before its end: the connection closed (the client went away, or the proxy cut it).
+    req.on('close', () => reject(new Error('the client closed the connection')));
   });
 }
+
+/** Why a call still under way when a stopping proxy's grace period ends is cut: what its client sees, and its recording says. */
+export const CUT = 'agentctl proxy stopped before the reply was complete';
 
 /** Response headers not passed back: the body is re-framed here, and fetch already decoded it. */
 const NOT_RETURNED = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
@@ -116,7 +134,7 @@ export async function sendResponse(res: ServerResponse, response: Response, cutt
   const onClose = (): void => {
     if (res.writableFinished) return;
     gone = true;
-    const reason = cutting() ? new StreamCut('agentctl proxy stopped: the stream was cut') : new Error('the client closed the connection');
+    const reason = cutting() ? new StreamCut(CUT) : new Error('the client closed the connection');
     // (The same words as the server's abort of the upstream call, whichever reaches the recording first.)
     void reader.cancel(reason).catch(() => undefined);
   };
@@ -156,12 +174,21 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** An error reply of the proxy's own, in the OpenAI error shape (clients show its message); `retry: false` tells clients not to retry it. */
-export function sendError(res: ServerResponse, status: number, code: string, message: string, options: { retry?: boolean } = {}): void {
+/**
+ * An error reply of the proxy's own, in the OpenAI error shape (clients show its message); `retry:
+ * false` tells clients not to retry it; `close` ends the connection after it (a request not read).
+ */
+export function sendError(
+  res: ServerResponse, status: number, code: string, message: string, options: { retry?: boolean; close?: boolean } = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json', ...(options.retry === true ? {} : { 'x-should-retry': 'false' }) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(options.retry === true ? {} : { 'x-should-retry': 'false' }),
+    ...(options.close === true ? { connection: 'close' } : {}),
+  });
   res.end(JSON.stringify({ error: { message, type: code, code, param: null } }));
 }

@@ -1,15 +1,18 @@
 /**
- * The HTTP server of `agentctl proxy`: every request is read, turned into a fetch `Request` for the
- * upstream URL (forward.ts), handed to the mode's `fetch` (recording, replaying or plain), and the
- * `Response` is written back as it arrives. It keeps count of the requests in flight so a shutdown
- * can let them finish (bounded) before the run is ended.
+ * The HTTP server of `agentctl proxy`: every request is checked (admission.ts: programs on this
+ * machine, not web pages; a body no larger than `maxBody`), read, turned into a fetch `Request` for
+ * the upstream URL (forward.ts), handed to the mode's `fetch` (recording, replaying or plain), and
+ * the `Response` is written back as it arrives. It keeps the requests in flight so a shutdown can
+ * let them finish (bounded), then cut the rest, before the run is ended.
  */
-import { StreamCut } from '../library/recording-fetch.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UnexpectedError, UsageError } from '../core/errors.js';
 import type { FetchLike } from '../library/fetch-like.js';
-import { outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
+import { StreamCut } from '../library/recording-stream.js';
+import { sizeText } from '../llm/transport/http-reply.js';
+import { refusal } from './admission.js';
+import { CUT, outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
 
 /** What a mode gives the server. */
 export interface ProxyHandler {
@@ -22,23 +25,41 @@ export interface ProxyHandler {
   observe?(request: Outgoing, response: Response): Promise<void>;
 }
 
+export interface ServerOptions {
+  /** The largest request body answered; a larger one gets an HTTP 413. */
+  maxBody: number;
+  /** Host names requests may name besides IP addresses and `localhost` (see admission.ts). */
+  hosts: ReadonlySet<string>;
+  /** A line for the user (standard error): a refused request. */
+  note(line: string): void;
+}
+
+/** A request being answered: its work, and the controller that cancels its call upstream. */
+interface InFlight {
+  done: Promise<void>;
+  controller: AbortController;
+}
+
 export class ProxyServer {
   /** Requests received. */
   requests = 0;
   /** Requests that got no reply from upstream (answered 502). */
   failed = 0;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<InFlight>();
   /** Set when close() cuts what did not finish in time. */
   private cutting = false;
   private handler: ProxyHandler | undefined;
   private readonly waiting: Array<() => void> = [];
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly options: ServerOptions,
+  ) {}
 
   /** Listen on host:port (0: any free port). A port in use is a usage error. */
-  static async listen(host: string, port: number): Promise<ProxyServer> {
+  static async listen(host: string, port: number, options: ServerOptions): Promise<ProxyServer> {
     const server = createServer();
-    const proxy = new ProxyServer(server);
+    const proxy = new ProxyServer(server, options);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.track(req, res));
     await new Promise<void>((resolve, reject) => {
       const failed = (error: NodeJS.ErrnoException): void => {
@@ -71,29 +92,43 @@ export class ProxyServer {
 
   private track(req: IncomingMessage, res: ServerResponse): void {
     this.requests++;
-    const done = this.handle(req, res)
-      .catch((error: unknown) => sendError(res, 500, 'agentctl_proxy_error', `agentctl proxy: ${describe(error)}`))
-      .finally(() => this.inFlight.delete(done));
-    this.inFlight.add(done);
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    req.socket.setNoDelay(true);
     const controller = new AbortController();
+    const call: InFlight = {
+      controller,
+      done: this.handle(req, res, controller.signal)
+        .catch((error: unknown) => sendError(res, 500, 'agentctl_proxy_error', `agentctl proxy: ${describe(error)}`))
+        .finally(() => this.inFlight.delete(call)),
+    };
+    this.inFlight.add(call);
     // The client went away before its reply was complete: the call upstream is cancelled too.
     res.on('close', () => {
-      if (res.writableFinished) return;
-      controller.abort(this.cutting ? new StreamCut(CUT) : new Error('the client closed the connection'));
+      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
     });
-    const body = await readBody(req);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+    req.socket.setNoDelay(true);
+    const refused = refusal(req.headers, this.options.hosts);
+    if (refused !== undefined) {
+      this.options.note(refused.message);
+      sendError(res, 403, refused.code, refused.message, { close: true });
+      return;
+    }
+    const body = await readBody(req, this.options.maxBody);
+    if (body === undefined) {
+      const message = `agentctl proxy: the request body is larger than ${sizeText(this.options.maxBody)} (--max-body)`;
+      // The rest of the body is read and dropped, so the client, still sending it, gets this answer.
+      sendError(res, 413, 'agentctl_request_too_large', message);
+      return;
+    }
     if (this.handler === undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
     const handler = this.handler as ProxyHandler;
-    const request = outgoingRequest(req, body, handler.target(req.url ?? '/'), handler.apiKey, controller.signal);
+    const request = outgoingRequest(req, body, handler.target(req.url ?? '/'), handler.apiKey, signal);
     let response: Response;
     try {
       response = await handler.fetch(request.url, request.init);
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (signal.aborted) return;
       this.failed++;
       // What a client of the real API sees when the connection fails: an error it may retry.
       sendError(res, 502, 'agentctl_upstream_error', `agentctl proxy: no reply from upstream: ${describe(error)}`, { retry: true });
@@ -104,24 +139,25 @@ export class ProxyServer {
   }
 
   /**
-   * Stop accepting; let the requests in flight finish for up to `graceMs`, then cut the rest (a
-   * stream cut short is recorded as far as the client got). Resolves once every request has settled.
+   * Stop accepting; let the requests in flight finish for up to `graceMs`, then cut the rest: each
+   * call still under way is aborted (a call upstream fails, a stream breaks, and a recording records
+   * each as its client saw it) and its connection closed. Resolves once every request has settled.
    */
   async close(graceMs: number): Promise<{ cut: boolean }> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
-    const cut = !(await settles([...this.inFlight], graceMs));
-    this.cutting = cut;
+    const cut = !(await settles([...this.inFlight].map((call) => call.done), graceMs));
+    if (cut) {
+      this.cutting = true;
+      for (const call of this.inFlight) call.controller.abort(new StreamCut(CUT));
+    }
     this.server.closeAllConnections();
-    // Cut requests settle at once (their bodies are cancelled); the bound only guards against a hang.
-    if (cut) await settles([...this.inFlight], 2_000);
+    // Cut requests settle at once (their calls are aborted); the bound only guards against a hang.
+    if (cut) await settles([...this.inFlight].map((call) => call.done), 2_000);
     await closed;
     return { cut };
   }
 }
-
-/** Why a reply still under way when the grace period ends is cut. */
-const CUT = 'agentctl proxy stopped: the stream was cut';
 
 /** Whether all of `promises` settled within `ms`. */
 async function settles(promises: Array<Promise<unknown>>, ms: number): Promise<boolean> {

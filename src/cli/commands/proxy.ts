@@ -6,15 +6,18 @@
  *
  * Prints one line to standard error when it is listening (with --json also `{ url, port, mode,
  * runId, tape }` on standard output), runs until SIGINT/SIGTERM, then stops accepting, lets the
- * requests in flight finish (up to 5 s), ends the run (COMPLETED, 'proxy stopped') and prints a
- * summary. Exit 0; 2 for a bad flag, a bad or unreachable upstream, or a port in use.
+ * requests in flight finish (up to 5 s), cuts the rest, ends the run (COMPLETED, 'proxy stopped') and
+ * prints a summary. Exit 0; 2 for a bad flag, a bad or unreachable upstream, or a port in use.
  */
 import { connect, isIP } from 'node:net';
 import { UsageError } from '../../core/errors.js';
+import { MAX_RECORDED_REQUEST, sizeText } from '../../llm/transport/http-reply.js';
+import { allowedHosts } from '../../proxy/admission.js';
 import { parseUpstream } from '../../proxy/forward.js';
 import { openMode, PROXY_MODES, type ProxyMode, type ProxyModeName, type ProxySummary } from '../../proxy/modes.js';
 import { ProxyServer } from '../../proxy/server.js';
 import { isTapePath } from '../../tape/tape-file.js';
+import { TAPE_LIMITS } from '../../tape/tape-limits.js';
 import { lowerHelperThreads } from '../helper-threads.js';
 import { note, out, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
@@ -27,6 +30,8 @@ export interface ProxyCommandOptions extends GlobalOptions {
   port: string;
   host: string;
   apiKeyEnv?: string;
+  maxBody?: string;
+  allowHost?: string[];
   strict?: boolean;
 }
 
@@ -42,6 +47,8 @@ interface Checked {
   port: number;
   apiKey: string | undefined;
   keyEnv: string;
+  maxBody: number;
+  hosts: ReadonlySet<string>;
 }
 
 export async function runProxy(options: ProxyCommandOptions): Promise<void> {
@@ -53,7 +60,7 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
     await checkReachable(checked.upstream);
     if (checked.apiKey === undefined) say(`agentctl proxy: $${checked.keyEnv} is not set; requests go upstream without an API key`);
   }
-  const server = await ProxyServer.listen(options.host, checked.port);
+  const server = await ProxyServer.listen(options.host, checked.port, { maxBody: checked.maxBody, hosts: checked.hosts, note: say });
   const url = `http://${hostForUrl(options.host)}:${server.port}/v1`;
   let mode: ProxyMode;
   try {
@@ -92,7 +99,7 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
 
 /** The mode and its inputs from the flags; every bad combination is a one-line usage error. */
 export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEnv): Checked {
-  if (!isIP(options.host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(options.host)) {
+  if (!isHostName(options.host)) {
     throw new UsageError(`--host must be an IP address or a host name, got '${options.host}'`);
   }
   if (options.mode !== undefined && !(PROXY_MODES as readonly string[]).includes(options.mode)) {
@@ -134,7 +141,28 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
   const value = env[keyEnv];
   const apiKey = value === undefined || value === '' ? undefined : value;
   if (apiKey === undefined && options.apiKeyEnv !== undefined && needsUpstream) throw new UsageError(`$${keyEnv} is not set (--api-key-env ${keyEnv})`);
-  return { mode, upstream, port: Number(options.port), apiKey, keyEnv };
+  const maxBody = options.maxBody === undefined ? MAX_RECORDED_REQUEST : parseSize(options.maxBody, '--max-body');
+  if (maxBody > MAX_RECORDED_REQUEST && (mode === 'record' || mode === 'replay-or-record')) {
+    throw new UsageError(`--max-body can be at most ${sizeText(MAX_RECORDED_REQUEST)} when recording, got '${options.maxBody ?? ''}'`, {
+      hint: `a tape line holds ${sizeText(TAPE_LIMITS.maxLineBytes)}, and a recorded call's request shares its line with the reply`,
+    });
+  }
+  for (const name of options.allowHost ?? []) {
+    if (!isHostName(name)) throw new UsageError(`--allow-host must be a host name or an IP address, got '${name}'`);
+  }
+  return { mode, upstream, port: Number(options.port), apiKey, keyEnv, maxBody, hosts: allowedHosts(options.host, options.allowHost ?? []) };
+}
+
+/** A size in bytes: a whole number, with `K` or `M` (KiB, MiB) after it or not. */
+function parseSize(value: string, flag: string): number {
+  const match = /^(\d+)\s*(k|kb|kib|m|mb|mib)?$/i.exec(value.trim());
+  const size = match === null ? 0 : Number(match[1]) * (match[2] === undefined ? 1 : /^k/i.test(match[2]) ? 1024 : 1024 * 1024);
+  if (!Number.isSafeInteger(size) || size < 1) throw new UsageError(`${flag} must be a size in bytes, like 4M or 512K, got '${value}'`);
+  return size;
+}
+
+function isHostName(value: string): boolean {
+  return isIP(value) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value);
 }
 
 /** Fail early, and clearly, when nothing listens at the upstream's address. */

@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import type { HttpReply, ModelEndpoint } from '../../core/events.js';
 import { REDACTED, replaceSpans, type Redactor } from '../../core/redact.js';
 import { canonicalJson } from '../../guardrails/canonical-json.js';
+import { nestsDeeperThan } from '../../tape/json-depth.js';
 import { HEADER_VALUE } from '../../tape/schema.js';
+import { TAPE_LIMITS } from '../../tape/tape-limits.js';
 import { chatWire } from './chat-wire.js';
 import { responsesWire } from './responses-wire.js';
 import type { ModelWire } from './wire.js';
@@ -27,14 +29,44 @@ export function keptHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-/** A body as recorded: parsed JSON when it is JSON, else its text; absent when empty. */
+/**
+ * Request headers that carry a client's credentials: never passed on by the proxy (it sets the
+ * upstream's key itself), and taught to the redactor by a recording (their values are never written).
+ */
+export const CREDENTIAL_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'api-key',
+  'x-api-key',
+  'x-goog-api-key',
+  'x-auth-token',
+  'ocp-apim-subscription-key',
+];
+
+/**
+ * How deeply a recorded JSON body may nest: a tape line may nest TAPE_LIMITS.maxDepth levels, and a
+ * body sits a few levels down in its event (`event.response.body`, `event.params.<name>`).
+ */
+const BODY_DEPTH = TAPE_LIMITS.maxDepth - 4;
+
+/**
+ * A body as recorded: parsed JSON when it is JSON (and nests no deeper than a tape line may), else
+ * its text; absent when empty.
+ */
 export function bodyValue(text: string): unknown {
   if (text === '') return undefined;
+  if (nestsDeeperThan(text, BODY_DEPTH)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {
     return text;
   }
+}
+
+/** Whether a JSON value (a request's params) nests no deeper than a recorded body may. */
+export function fitsTapeDepth(value: unknown): boolean {
+  return !nestsDeeperThan(JSON.stringify(value), BODY_DEPTH);
 }
 
 /** A recorded body as text to send again. */
@@ -70,10 +102,66 @@ export function replyBody(reply: HttpReply): string | Uint8Array | ReadableStrea
   });
 }
 
-/** The most of an opaque exchange's body a tape keeps; a larger one is passed on whole but kept cut short (`truncated`). */
-export const MAX_RECORDED_BODY = 32 * 1024 * 1024;
+/*
+ * How much of one call a tape keeps. Every event is one line of a tape, and a line holds at most
+ * TAPE_LIMITS.maxLineBytes (64 MiB): an opaque exchange carries its request and its reply on one
+ * line, a whole model reply its body and the answer read from it, and a text body may double when
+ * written as a JSON string (its quotes, backslashes and line breaks escaped; other control
+ * characters make a body not text). The shares below keep every such line under the limit.
+ */
 
-/** Content types whose bodies are text: JSON, `text/*`, XML, form data, and the like. Anything else is kept as base64. */
+/**
+ * The most of one reply body a tape keeps on a line: of an opaque exchange's reply (a larger one is
+ * passed on whole but kept cut short, `truncated`), of a whole model reply (a larger one is refused),
+ * of one server-sent event of a stream (a larger one cuts the stream).
+ */
+export const MAX_RECORDED_BODY = TAPE_LIMITS.maxLineBytes / 8;
+
+/**
+ * The most of one stream a tape keeps, its events together (a longer one is cut): its events are
+ * held until it ends, so that its text is redacted as a whole.
+ */
+export const MAX_RECORDED_STREAM = TAPE_LIMITS.maxLineBytes / 2;
+
+/** The largest request body a recording takes (the proxy refuses a larger one: `--max-body`). */
+export const MAX_RECORDED_REQUEST = TAPE_LIMITS.maxLineBytes / 4;
+
+/** A byte count as people read it: `8 MiB`, `512 KiB`, `100 bytes`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * A reply's body read whole as text, unless it is larger than `max` bytes: then undefined, and the
+ * rest is not read (the body is cancelled), so a huge reply costs no more memory than `max`.
+ */
+export async function textUpTo(reply: Response, max: number): Promise<string | undefined> {
+  if (reply.body === null) return '';
+  const encoding = (reply.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  const declared = encoding === 'identity' ? Number(reply.headers.get('content-length') ?? Number.NaN) : Number.NaN;
+  const reader = reply.body.getReader();
+  if (declared > max) {
+    await reader.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    parts.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(parts, size));
+}
+
+/** Content types whose bodies are text: JSON, `text/*`, XML, form data, and the like. Anything else is kept as base64 (so is text with control characters: see utf8). */
 const TEXT_TYPE = new RegExp(
   '^(?:text/[^;]*|application/(?:json|[^;]*\\+json|x-ndjson|jsonl|json-seq|x-www-form-urlencoded|xml|[^;]*\\+xml|javascript|ecmascript|graphql|yaml|x-yaml|toml|sql))\\s*(?:;|$)',
   'i',
@@ -126,13 +214,19 @@ export function recordedBody(bytes: Uint8Array, contentType: string | null, reda
   return { body: base64, encoding: 'base64', ...(blanked ? { blanked } : {}) };
 }
 
-/** The text of bytes that are valid UTF-8 (a byte-order mark kept), else undefined. */
+/**
+ * The text of bytes that are valid UTF-8 (a byte-order mark kept) without control characters but
+ * tabs and line breaks, else undefined: one written as a JSON string would grow sixfold
+ * (`\u0001`), base64 only by a third.
+ */
 function utf8(bytes: Uint8Array): string | undefined {
+  let text: string;
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return undefined;
   }
+  return /[\x00-\x08\x0b\x0c\x0e-\x1f]/.test(text) ? undefined : text;
 }
 
 /** Query parameters whose values are credentials by their name. */
