@@ -49,7 +49,7 @@ export interface ReplayOptions {
   /** Replay stream timing at this many times real speed; absent → instant. */
   speed?: number;
   /** How `speed` waits (real time by default; tests give their own). */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   workspace?: string;
   configDir?: string;
   signal?: AbortSignal;
@@ -191,7 +191,9 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     ...(fallback === 'live' && options.liveLlm !== undefined
       ? { fallback: { complete: (request: LlmRequest, call) => (live ??= options.liveLlm!()).complete(request, call) } satisfies LlmClient }
       : {}),
-    ...(options.speed === undefined ? {} : { pace: (ms: number) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1)) }),
+    ...(options.speed === undefined
+      ? {}
+      : { pace: (ms: number, signal?: AbortSignal) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1), signal) }),
   });
 
   // A workspace the user named is checked now; our own temporary one is made only when a tool first
@@ -345,6 +347,16 @@ function clockT(clock: ReplayClock): number {
   return Math.round(clock.now() * 100) / 100;
 }
 
-function sleepReal(ms: number): Promise<void> {
-  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function sleepReal(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted === true) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
