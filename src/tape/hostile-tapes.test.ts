@@ -193,7 +193,7 @@ describe('request content is checked against its hash', () => {
 
   it('does not check requests recorded through the library, whose settings are not on the tape', async () => {
     const head = copy(header);
-    head.run.config = {};
+    Object.assign(head.run, { config: {}, task: 'library run', model: 'm', seed: 0 });
     const list: RunEvent[] = [
       { type: 'run_start', seq: 0, step: 0, t: 0, task: 'library run', model: 'm', seed: 0, config: {} },
       { type: 'llm_request', seq: 1, step: 0, t: 0, iteration: 0, hash: 'f'.repeat(64), prefix: 0, append: [{ role: 'user', content: 'hi' }], model: 'm', stream: false, tools: ['get_weather'] },
