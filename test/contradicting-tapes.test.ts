@@ -38,7 +38,8 @@ afterAll(async () => {
 const at = (tape: Tape, seq: number): Json => tape.events[seq] as Json;
 const firstOf = (tape: Tape, type: string): number => tape.events.findIndex((event) => event.type === type);
 /** An own key, as JSON.parse makes one (an assignment to `__proto__` would set the prototype). */
-const own = (object: Json, key: string, value: unknown): void => void Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+const own = (object: Json, key: string, value: unknown): void =>
+  void Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 
 interface Case {
   name: string;
