@@ -8,7 +8,9 @@
  *
  * The syntax is RE2's (https://github.com/google/re2/wiki/Syntax): what JavaScript has, less
  * backreferences and lookaround, with `\x{…}` for a code point instead of `\u…`, and inline flags
- * such as `(?i)`. Patterns agentctl builds itself from constants stay native RegExps.
+ * such as `(?i)`. Patterns agentctl builds itself stay native RegExps: from constants, or from text
+ * escaped to a literal (the terminal UI's search, the workspace path taken out of error messages),
+ * which has nothing to backtrack over.
  *
  * re2js is loaded on the first compile, not with this module: most commands never compile a
  * pattern of the user's, and would otherwise pay for loading it on every start.
