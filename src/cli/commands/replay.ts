@@ -147,7 +147,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       backInSyncAt: result.backInSyncAt,
       parentId: source.meta.id,
     };
-    await display.finish(summary, replayReport(result, runId));
+    await display.finish(summary, replayReport({ ...result, exitCode }, runId));
   } finally {
     sigint.dispose();
     await store?.close();
