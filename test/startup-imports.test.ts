@@ -42,6 +42,16 @@ describe('start-up imports', () => {
     }
   });
 
+  it('the regular-expression engine of untrusted patterns (re2js) is loaded only for a pattern', async () => {
+    const RE2JS = /^PACKAGE-LOADED re2js$/m;
+    const plain = await traced(TRACE, [BIN, 'replay', DEMO, '--no-save', '--quiet']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toMatch(RE2JS);
+    const redacting = await traced(TRACE, [BIN, 'replay', DEMO, '--no-save', '--quiet', '--redact', 'code-[0-9]+']);
+    expect(redacting.code, redacting.stderr).toBe(0);
+    expect(redacting.stderr).toMatch(RE2JS);
+  });
+
   it('the trace does see LevelDB when a command opens the store', async () => {
     const store = join(dir, 'store');
     expect((await runCli(['import', DEMO, '--store', store])).code).toBe(0);

@@ -4,6 +4,7 @@
  * expected. Defaults make an empty file — or no file — a working configuration.
  */
 import { z } from 'zod';
+import { untrustedPatternError } from '../core/untrusted-pattern.js';
 import { isRegExp } from './regexp-source.js';
 
 const positiveInt = z.number().int().positive();
@@ -83,8 +84,8 @@ function buildAgentConfigSchema() {
     guardrails: guardrailsSchema.prefault({}),
     limits: limitsSchema.prefault({}),
     context: contextSchema.prefault({}),
-    /** Extra secret patterns (regular expressions) redacted from the tape, as `--redact` adds. */
-    redact: z.array(z.string().refine(isRegExp, { error: (issue) => `not a valid regular expression: ${String(issue.input)}` })).default([]),
+    /** Extra secret patterns (RE2 regular expressions) redacted from the tape, as `--redact` adds. */
+    redact: z.array(z.string().refine(isRegExp, { error: (issue) => `not a valid regular expression: ${String(issue.input)} (${untrustedPatternError(String(issue.input)) ?? ''})` })).default([]),
     sandbox: sandboxSchema.default({ network: false }),
     /** Overrides or additions to the built-in price table, by model name. */
     prices: z.record(z.string(), priceSchema).default({}),

@@ -46,11 +46,11 @@ const caseFlipped = text.chain((t) => fc.constantFrom(t, t.toUpperCase(), t.toLo
 describe('redactor quick test', () => {
   it('finds the same spans as scanning every rule, with and without user patterns', () => {
     const plain = createRedactor();
-    const withPatterns = createRedactor({ patterns: ['tok3n-[a-z0-9]+', '(ab)\\1'] });
+    const withPatterns = createRedactor({ patterns: ['tok3n-[a-z0-9]+', '(ab){2}'] });
     fc.assert(
       fc.property(caseFlipped, (input) => {
         expect(plain.spans(input)).toEqual(referenceSpans(input, []));
-        expect(withPatterns.spans(input)).toEqual(referenceSpans(input, ['tok3n-[a-z0-9]+', '(ab)\\1']));
+        expect(withPatterns.spans(input)).toEqual(referenceSpans(input, ['tok3n-[a-z0-9]+', '(ab){2}']));
       }),
       { numRuns: 2000 },
     );

@@ -10,6 +10,7 @@
  * replaced whole) and lets a stream be redacted as a whole and cut again (event-redactor.ts).
  */
 import { SECRET_RULES } from './secret-rules.js';
+import { compileUntrustedPattern, type UntrustedPattern } from './untrusted-pattern.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -19,7 +20,7 @@ export const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIA
 export interface RedactorOptions {
   /** Exact secret values (the API key, secret-named env values). Values under 8 characters are ignored. */
   secrets?: readonly string[];
-  /** Extra patterns (`--redact`, the config's `redact`), as regular-expression source text. */
+  /** Extra patterns (`--redact`, the config's `redact`), as RE2 source text (untrusted-pattern.ts). */
   patterns?: readonly string[];
 }
 
@@ -47,11 +48,14 @@ interface Matcher {
   group: number;
 }
 
-/** Compile redact patterns (`--redact`, the config's and the library's `redact`); a bad one is reported with its text. */
-export function compilePatterns(patterns: readonly string[]): RegExp[] {
+/**
+ * Compile redact patterns (`--redact`, the config's and the library's `redact`) for linear-time
+ * matching: a pattern may come from a tape; a bad one is reported with its text.
+ */
+export function compilePatterns(patterns: readonly string[]): UntrustedPattern[] {
   return patterns.map((source) => {
     try {
-      return new RegExp(source, 'gd');
+      return compileUntrustedPattern(source);
     } catch (error) {
       throw new SyntaxError(`bad redact pattern '${source}': ${(error as Error).message}`);
     }
@@ -80,12 +84,10 @@ export function runRedactor(options: { apiKey?: string | null; env?: NodeJS.Proc
 
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const secrets = [...new Set((options.secrets ?? []).filter((s) => s.length >= 8))];
-  const matchers: Matcher[] = [
-    ...SECRET_RULES.map((rule) => ({ pattern: new RegExp(rule.source, `gd${rule.flags ?? ''}`), group: rule.group ?? 0 })),
-    ...compilePatterns(options.patterns ?? []).map((pattern) => ({ pattern, group: 0 })),
-  ];
+  const matchers: Matcher[] = SECRET_RULES.map((rule) => ({ pattern: new RegExp(rule.source, `gd${rule.flags ?? ''}`), group: rule.group ?? 0 }));
+  const userPatterns = compilePatterns(options.patterns ?? []);
 
-  const mightMatch = quickTest(matchers.slice(SECRET_RULES.length).map((m) => m.pattern));
+  const mightMatch = quickTest(userPatterns);
 
   /** No spans: one shared, frozen array for the common answer. */
   const NONE = Object.freeze([]) as unknown as Span[];
@@ -104,6 +106,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         if (where !== undefined && where[1] > where[0]) found.push([where[0], where[1]]);
       }
     }
+    for (const pattern of userPatterns) for (const span of pattern.spans(input)) found.push(span);
     return merge(found);
   };
 
@@ -133,7 +136,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return value;
   };
 
-  const keepsHex = matchers.length === SECRET_RULES.length && secrets.every((secret) => /[^0-9a-f]/.test(secret));
+  const keepsHex = userPatterns.length === 0 && secrets.every((secret) => /[^0-9a-f]/.test(secret));
   return Object.assign(<T>(value: T): T => walk(value) as T, { text, spans, keepsHex });
 }
 
@@ -153,13 +156,9 @@ const ANY_RULE: readonly RegExp[] = (() => {
   return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
 })();
 
-/**
- * A test that is true for every text some matcher may match: ANY_RULE for the built-in rules, and
- * each user pattern (its own flags, without `g` and `d`) on its own, since a user's pattern may hold
- * back-references that an alternation would renumber.
- */
-function quickTest(userPatterns: readonly RegExp[]): (input: string) => boolean {
-  const tests = [...ANY_RULE, ...userPatterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '')))];
+/** A test that is true for every text some matcher may match: ANY_RULE for the built-in rules, and each user pattern. */
+function quickTest(userPatterns: readonly UntrustedPattern[]): (input: string) => boolean {
+  const tests: readonly { test(input: string): boolean }[] = [...ANY_RULE, ...userPatterns];
   // A loop, not tests.some(): no closure allocated for every text tested.
   return (input) => {
     for (const pattern of tests) if (pattern.test(input)) return true;

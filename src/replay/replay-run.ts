@@ -52,7 +52,7 @@ export interface ReplayOptions {
   /** Replay stream timing at this many times real speed; absent → instant. */
   speed?: number;
   /** How `speed` waits (real time by default; tests give their own). */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   workspace?: string;
   /** A tape store's directory that no tool running live may reach, even when it lies in the workspace. */
   storeDir?: string;
@@ -196,7 +196,9 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     ...(fallback === 'live' && options.liveLlm !== undefined
       ? { fallback: { complete: (request: LlmRequest, call) => (live ??= options.liveLlm!(config)).complete(request, call) } satisfies LlmClient }
       : {}),
-    ...(options.speed === undefined ? {} : { pace: (ms: number) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1)) }),
+    ...(options.speed === undefined
+      ? {}
+      : { pace: (ms: number, signal?: AbortSignal) => (options.sleep ?? sleepReal)(ms / (options.speed ?? 1), signal) }),
   });
 
   // A workspace the user named is checked now; our own temporary one is made only when a tool first
@@ -305,6 +307,9 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   } finally {
     if (result === undefined) abandon(loop);
   }
+  // A verdict is on the whole tape: the part the replay did not need is still read, so a tape file's
+  // checks (tape-checks.ts) refuse a bad line there as import and view do. Not after a Ctrl-C.
+  if (options.signal?.aborted !== true) yield* wait(cursor.drain());
 
   const first = comparator.first;
   const unexpected = first !== null && !first.expected;
@@ -351,6 +356,16 @@ function clockT(clock: ReplayClock): number {
   return Math.round(clock.now() * 100) / 100;
 }
 
-function sleepReal(ms: number): Promise<void> {
-  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function sleepReal(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted === true) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -73,6 +73,18 @@ export class StepCursor {
     return this.lookahead === null || this.lookahead.step <= step;
   }
 
+  /**
+   * Read the rest of the source without keeping it: a source that checks what it reads (a tape
+   * file) has then checked all of it, and throws for a bad line the replay did not need.
+   */
+  async drain(): Promise<void> {
+    if (this.reading !== null) await this.reading;
+    while (!this.done) {
+      const read = await this.iterator.next();
+      if (read.done) this.done = true;
+    }
+  }
+
   /** Stop reading: the source is told so (a tape file closes), whether or not it was read to its end. */
   async close(): Promise<void> {
     this.done = true;

@@ -32,8 +32,8 @@ export interface TapeLlmOptions {
   fallback?: LlmClient;
   /** Move the replay's clock by a recorded duration, so elapsed time matches the recording. */
   advance?: (ms: number) => void;
-  /** Wait in real time between replayed chunks (`--speed`); absent → instant. */
-  pace?: (ms: number) => Promise<void>;
+  /** Wait in real time between replayed chunks (`--speed`), or until `signal` aborts; absent → instant. */
+  pace?: (ms: number, signal?: AbortSignal) => Promise<void>;
   onExhausted?: (iteration: number) => void;
   /** The recording was cancelled during this call: cancel the replay's run at the same point. */
   onCancelled?: (iteration: number) => void;
@@ -106,7 +106,9 @@ export class TapeLlm implements LlmClient {
       let previousOffset = 0;
       for (const event of stream) {
         if (event.type === 'llm_chunk') {
-          await pace(event.chunk.offsetMs - previousOffset);
+          await pace(event.chunk.offsetMs - previousOffset, call.signal);
+          // Cancelled (Ctrl-C) while it waited: the call ends now, as a live call would.
+          call.signal?.throwIfAborted();
           previousOffset = event.chunk.offsetMs;
         }
         give(event, call);

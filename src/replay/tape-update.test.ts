@@ -28,4 +28,10 @@ describe('updatedTape', () => {
     // The replay's own events are not changed in place.
     expect(replayed[2]?.seq).toBe(2);
   });
+
+  it('takes run_start\'s model and seed too (a --config with others): a header must agree with its run_start', () => {
+    const start = { ...(replayed[0] as RunEvent & { type: 'run_start' }), model: 'm2', seed: 7 };
+    const tape = updatedTape(meta, [start, ...replayed.slice(1)], { at: '2026-11-23T10:00:00.000Z', note: 'n' });
+    expect(tape.meta).toMatchObject({ task: 'find the port', model: 'm2', seed: 7, config: start.config });
+  });
 });

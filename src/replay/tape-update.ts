@@ -2,8 +2,9 @@
  * `agentctl ci --update`: rewrite a drifted golden tape from its replay, as a snapshot test updates
  * its snapshot after an intended change. The model's answers and the tool outcomes are the recorded
  * ones (the replay took them from the tape); everything the loop derives from them — requests,
- * decisions, states, totals — is the replay's. The header keeps the run's metadata (id, name, task,
- * creation time), takes the config the tape was replayed with, and notes the update.
+ * decisions, states, totals — is the replay's. The header keeps the run's metadata (id, name,
+ * creation time), takes the task, model, seed and config the tape was replayed with (run_start's),
+ * and notes the update.
  */
 import type { RunEvent, RunTotals } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
@@ -23,7 +24,8 @@ export function updatedTape(meta: RunMeta, replayed: readonly RunEvent[], note: 
   const end = [...events].reverse().find((e) => e.type === 'run_end');
   const next: RunMeta = {
     ...meta,
-    config: start?.type === 'run_start' ? start.config : meta.config,
+    // What the header shares with run_start is run_start's: a tape file's header must agree with it.
+    ...(start?.type === 'run_start' ? { task: start.task, model: start.model, seed: start.seed, config: start.config } : {}),
     eventCount: events.length,
     updates: [...(meta.updates ?? []), note],
   };

@@ -89,26 +89,23 @@ describe('what a tape file holds', () => {
   });
 
   it('lines only the schema reads are listed in the entry and read through the schema again', async () => {
-    // A golden tape with streamed chunks, whose records (a checkpoint's guardrails, every decision's
-    // counters) are given an own `__proto__` key, which the schema drops and JSON.parse keeps: those
-    // lines only the schema reads.
+    // A golden tape with streamed chunks whose model replies and errors are given an HTTP reply (as
+    // a run recorded at the transport has), which only the schema checks (a refinement): those lines
+    // only the schema reads.
     const lines = (await readFile(STREAM_CUT, 'utf8')).trim().split('\n');
-    const at = lines.findIndex((line) => line.includes('"type":"checkpoint"'));
-    lines[at] = (lines[at] as string).replace('"guardrails":{', '"guardrails":{"__proto__":{"polluted":true},');
-    const decisionLines: number[] = [];
+    const replyLines: number[] = [];
     lines.forEach((line, i) => {
-      if (!line.includes('"type":"guardrail"')) return;
-      lines[i] = line.replace(/"counters":\{"after":\{(\}?)/, (_, empty: string) => `"counters":{"after":{"__proto__":0${empty === '' ? ',' : '}'}`);
-      decisionLines.push(i + 1);
+      if (!line.includes('"type":"llm_response"') && !line.includes('"type":"llm_error"')) return;
+      lines[i] = line.replace('{', '{"http":{"headers":{"x-request-id":"r1"},"status":200},');
+      replyLines.push(i + 1);
     });
     const path = fresh();
     const text = lines.join('\n') + '\n';
     await writeFile(path, text);
     const plain = await readTape(path);
     expect(plain.error).toBeNull();
-    const checkpoint = (read: Outcome): Record<string, unknown> =>
-      (read.events.find((e) => e.type === 'checkpoint') as RunEvent & { guardrails: Record<string, unknown> }).guardrails;
-    expect(Object.hasOwn(checkpoint(plain), '__proto__')).toBe(false);
+    const replies = (read: Outcome): RunEvent[] => read.events.filter((e) => e.type === 'llm_response' || e.type === 'llm_error');
+    expect(replies(plain).map((e) => (e as { http?: unknown }).http)).toEqual(replyLines.map(() => ({ headers: { 'x-request-id': 'r1' }, status: 200 })));
 
     const dir = freshCache();
     const checked = cacheIn(dir);
@@ -117,12 +114,11 @@ describe('what a tape file holds', () => {
     const entry = JSON.parse(await readFile(await onlyEntry(dir), 'utf8')) as { schemaLines: number[] };
     const expected = schemaLinesOf(text);
     expect(entry.schemaLines).toEqual(expected);
-    expect(decisionLines.length).toBeGreaterThan(3);
-    expect(entry.schemaLines).toEqual([...decisionLines, at + 1].sort((a, b) => a - b));
+    expect(replyLines.length).toBeGreaterThan(2);
+    expect(entry.schemaLines).toEqual(replyLines);
 
     const trusted = await readTape(path, checked);
     expect(trusted).toEqual(plain);
-    expect(Object.hasOwn(checkpoint(trusted), '__proto__')).toBe(false);
   });
 });
 

@@ -193,7 +193,7 @@ describe('request content is checked against its hash', () => {
 
   it('does not check requests recorded through the library, whose settings are not on the tape', async () => {
     const head = copy(header);
-    head.run.config = {};
+    Object.assign(head.run, { config: {}, task: 'library run', model: 'm', seed: 0 });
     const list: RunEvent[] = [
       { type: 'run_start', seq: 0, step: 0, t: 0, task: 'library run', model: 'm', seed: 0, config: {} },
       { type: 'llm_request', seq: 1, step: 0, t: 0, iteration: 0, hash: 'f'.repeat(64), prefix: 0, append: [{ role: 'user', content: 'hi' }], model: 'm', stream: false, tools: ['get_weather'] },
@@ -261,6 +261,35 @@ describe('a tape that reads must replay: config and order', () => {
     other.run.name = 'swapped';
     await writeFile(path, text(other, events));
     await expect(validateTapeFile(tape)).rejects.toMatchObject({ exitCode: 9, line: 1 });
+  });
+});
+
+describe('a header that cannot be true (header-checks.ts; every kind through the binary: test/contradicting-tapes.test.ts)', () => {
+  it('refuses dates that are not dates, parentIds that are not run ids, and base URLs a recorder never keeps, at line 1', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ createdAt: '2026-13-45T99:00:00Z' }, /createdAt "2026-13-45T99:00:00Z" is not a date and time/],
+      [{ updates: [{ at: 'yesterday', note: 'n' }] }, /updates\.0\.at "yesterday" is not a date and time/],
+      [{ kind: 'replay', parentId: 'my run' }, /parentId "my run" is not a run id/],
+      [{ baseUrl: 'http://127.0.0.1:8080/v1?api_key=sk-abc' }, /baseUrl has a query or fragment/],
+      [{ baseUrl: 'file:///etc/passwd' }, /baseUrl is not http\(s\) \(file:\)/],
+      [{ baseUrl: 'not a url' }, /baseUrl is not a URL/],
+    ];
+    for (const [change, message] of cases) {
+      const head = copy(header);
+      Object.assign(head.run, change);
+      const error = await refused(text(head, events));
+      expect(error.line, message.source).toBe(1);
+      expect(error.message, message.source).toMatch(message);
+      expect(error.message).not.toContain('sk-abc');
+    }
+  });
+
+  it('accepts what agentctl and other ISO 8601 writers put there', async () => {
+    for (const createdAt of ['2026-11-22T18:56:51Z', '2026-11-22T18:56:51.114+02:00', '2026-11-22T18:56Z']) {
+      const head = copy(header);
+      Object.assign(head.run, { createdAt, kind: 'replay', parentId: '01M829WHD5AHQNF10KG7NN9BR8', baseUrl: 'https://api.example.com/v1' });
+      expect(await read(text(head, events))).toBe(58);
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { nestsDeeperThan } from './json-depth.js';
+import { forbiddenKey } from './object-keys.js';
 import type { TapeLine } from './line-reader.js';
 import { quickEvent } from './quick-event-check.js';
 import type * as EventSchemaModule from './schema.js';
@@ -92,17 +93,24 @@ export async function trustedEvents(
   return events;
 }
 
-/** A line's JSON; its nesting is bounded first (unless the line was checked before). */
+/**
+ * A line's JSON; its nesting is bounded first, and keys such as `__proto__` refused after
+ * (object-keys.ts), unless the line was checked before.
+ */
 export function parseJson(file: string, text: string, line: number, limits: TapeLimits, message: string, checkDepth = true): unknown {
   // Checked before parsing: a value nested deeper than any tape needs never reaches recursive code.
   if (checkDepth && nestsDeeperThan(text, limits.maxDepth)) {
     throw new TapeFormatError(`a value nested more than ${limits.maxDepth} levels deep: not an agentctl tape line`, { file, line });
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new TapeFormatError(message, { file, line });
   }
+  const key = checkDepth ? forbiddenKey(text, value) : null;
+  if (key !== null) throw new TapeFormatError(`a key named ${JSON.stringify(key.slice(key.lastIndexOf('.') + 1))} (at ${key}): no tape has one`, { file, line });
+  return value;
 }
 
 type EventSchema = typeof EventSchemaModule;

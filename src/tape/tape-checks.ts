@@ -6,7 +6,8 @@
  * - order: `run_start` first and only once, `seq` consecutive, steps never decreasing, nothing after
  *   `run_end`;
  * - the recorded config (header and `run_start`) valid the way replay reads it: this version's
- *   defaults for settings added since, no unknown fields, tools that exist;
+ *   defaults for settings added since, no unknown fields, tools that exist; `run_start`'s task,
+ *   model, seed and config the header's (header-checks.ts, which also checks the header alone);
  * - the end agrees with the header: a `complete` run ends with `run_end`, the header's
  *   `eventCount`, `finalState` and `totals` are the events'. A tape cut short at a line boundary is
  *   refused unless its header says it is the export of an `incomplete` run;
@@ -23,6 +24,7 @@ import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
+import { checkRunStart } from './header-checks.js';
 
 /** Where a problem is: the tape file and line. */
 interface At {
@@ -89,6 +91,7 @@ export class TapeChecks {
   /** The first event, which must be run_start: its config is checked as replay will read it. */
   async start(event: RunEvent, line: number): Promise<void> {
     if (event.type === 'run_start' && event.seq === 0) {
+      checkRunStart(this.meta, event, { file: this.file, line });
       this.config = await checkRecordedConfig(event.config, { file: this.file, line });
       this.configIsEmpty = Object.keys(event.config).length === 0;
       this.tools = await loadToolCatalog();

@@ -16,6 +16,7 @@ import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import type { CheckedTape, CheckedTapes, TapeTrust } from './checked-tapes.js';
 import { readTapeLines, type ReadOptions, type TapeLine } from './line-reader.js';
+import { checkHeader } from './header-checks.js';
 import { LineChecks, parseJson, trustedEvents } from './line-checks.js';
 import { quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig } from './tape-checks.js';
@@ -143,6 +144,7 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   }
   if (first === undefined) throw new TapeFormatError('empty file: not an agentctl tape', { file: path, line: 1 });
   const { text: headerText, meta } = first;
+  checkHeader(meta, { file: path, line: 1 });
   await checkRecordedConfig(meta.config, { file: path, line: 1 });
   async function* batches(): AsyncGenerator<RunEvent[]> {
     // One descriptor for the whole read: the file the cache is asked about is the file read.

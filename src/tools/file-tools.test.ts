@@ -136,6 +136,7 @@ describe('grep_files', () => {
 
   it('fails on an invalid regex, a missing path, and paths outside', async () => {
     await expectToolError(run(tool, { pattern: '(' }), /invalid regular expression/);
+    await expectToolError(run(tool, { pattern: 'a(?=b)' }), /invalid regular expression: invalid or unsupported Perl syntax/);
     await expectToolError(run(tool, { pattern: 'x', path: 'missing' }), /does not exist/);
     await expectToolError(run(tool, { pattern: 'SECRET', path: 'out-dir' }), /outside the workspace/);
     await expectToolError(run(tool, { pattern: 'SECRET', path: '../outside' }), /outside the workspace/);

@@ -1,14 +1,14 @@
 /**
- * `grep_files`: search workspace files for a JavaScript regular expression, in plain JS so there
- * is nothing to install and the output is the same on every machine (files visited in sorted
- * order, symlinks not followed — following them could leave the workspace).
+ * `grep_files`: search workspace files for a regular expression, in plain JS so there is nothing
+ * to install and the output is the same on every machine (files visited in sorted order, symlinks
+ * not followed — following them could leave the workspace).
  *
- * Known limit: a pathological regex (catastrophic backtracking) blocks the event loop, and then
- * the executor's timeout cannot fire until the line in hand is done. Lines are capped in length to
- * keep that window small.
+ * The pattern is the model's, untrusted: it is matched by RE2 (untrusted-pattern.ts), in time
+ * linear in each line, so no pattern can block the event loop past the executor's timeout.
  */
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compileUntrustedPattern, type UntrustedPattern } from '../core/untrusted-pattern.js';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs, withFsErrors } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
@@ -56,9 +56,9 @@ export function grepFilesTool(options: { timeoutMs?: number } = {}): Tool {
     timeoutMs: options.timeoutMs ?? 10_000,
     async run(args, ctx) {
       const { pattern, path = '.' } = await parseArgs('grep_files', args);
-      let regex: RegExp;
+      let regex: UntrustedPattern;
       try {
-        regex = new RegExp(pattern);
+        regex = compileUntrustedPattern(pattern);
       } catch (error) {
         throw new ToolError(`invalid regular expression: ${error instanceof Error ? error.message : String(error)}`);
       }

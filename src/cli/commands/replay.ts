@@ -11,6 +11,7 @@ import type { LlmClient } from '../../core/llm.js';
 import type { RunEvent } from '../../core/events.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
+import { untrustedPatternError } from '../../core/untrusted-pattern.js';
 import { loadPatches } from '../../replay/load-patches.js';
 import { replayEach, type ReplayOptions, type ReplayResult } from '../../replay/replay-run.js';
 import { openTapeSource } from '../../replay/tape-source.js';
@@ -44,11 +45,8 @@ export interface ReplayCommandOptions extends GlobalOptions {
 export async function runReplay(ref: string, options: ReplayCommandOptions): Promise<void> {
   const kind = displayKind(options);
   for (const pattern of options.redact ?? []) {
-    try {
-      new RegExp(pattern);
-    } catch (error) {
-      throw new UsageError(`bad --redact pattern '${pattern}': ${(error as Error).message}`);
-    }
+    const error = untrustedPatternError(pattern);
+    if (error !== undefined) throw new UsageError(`bad --redact pattern '${pattern}': ${error}`);
   }
   const patches = await loadPatches(options.patch ?? []);
   const speed = options.speed === undefined ? undefined : Number(options.speed);
@@ -137,19 +135,21 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
     }
 
     const runId = recorder?.runId ?? null;
-    process.exitCode = result.exitCode;
+    // Stopped by the user (Ctrl-C): the exit code of a cancelled command, whatever the replay had found so far.
+    const exitCode = sigint.signal.aborted ? 130 : result.exitCode;
+    process.exitCode = exitCode;
     const summary = {
       runId,
       state: result.state ?? 'STOPPED',
       steps: result.totals?.steps ?? 0,
-      exitCode: result.exitCode,
+      exitCode,
       verdict: result.verdict,
       firstDivergence: result.firstDivergence === null ? null : { ...result.firstDivergence },
       liveCalls: result.liveCalls,
       backInSyncAt: result.backInSyncAt,
       parentId: source.meta.id,
     };
-    await display.finish(summary, replayReport(result, runId));
+    await display.finish(summary, replayReport({ ...result, exitCode }, runId));
   } finally {
     sigint.dispose();
     await store?.close();

@@ -129,16 +129,17 @@ const runEnd = fc.record({
 /**
  * A valid tape: run_start first (with a config replay accepts), steps that never go back, requests
  * whose prefix and hash are those of the conversation their deltas build, maybe run_end last, and a
- * header that agrees with the events (a run without run_end is the export of an incomplete one).
+ * header that agrees with itself and the events (a run without run_end is the export of an
+ * incomplete one).
  */
 export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> = fc
   .record({
     id: fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
     kind: fc.constantFrom('record', 'replay' as const),
-    parentId: fc.option(text, { nil: undefined }),
+    parentId: fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
     name: fc.option(text, { nil: undefined }),
     task: text,
-    baseUrl: fc.option(text, { nil: undefined }),
+    baseUrl: fc.option(fc.webUrl({ withQueryParameters: false, withFragments: false }), { nil: undefined }),
     seed: fc.integer(),
     config,
     middle: fc.array(fc.tuple(body, nat, time), { maxLength: 25 }),
@@ -167,7 +168,9 @@ export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> 
       status: draft.end === undefined ? 'incomplete' : 'complete',
       tapeVersion: 1,
     };
-    for (const key of ['parentId', 'name', 'baseUrl'] as const) if (draft[key] !== undefined) meta[key] = draft[key];
+    for (const key of ['name', 'baseUrl'] as const) if (draft[key] !== undefined) meta[key] = draft[key];
+    // A replay names the run it replayed; a recording none (header-checks.ts).
+    if (draft.kind === 'replay') meta.parentId = draft.parentId;
     if (draft.end !== undefined) {
       meta.finalState = draft.end.state;
       meta.totals = draft.end.totals;
