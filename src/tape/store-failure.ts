@@ -8,6 +8,7 @@
  */
 import { isAgentctlError, StoreLockedError, storeWriteFailed, TapeFormatError } from '../core/errors.js';
 import { readFailure, writeFailure } from '../core/fs-failure.js';
+import { damagedTable, tableAt } from './store-tables.js';
 
 /** Where a store is: the directory the user named, and where its files are opened (a copy's, for a store read from a copy). */
 export interface StorePlace {
@@ -61,12 +62,12 @@ export function storeFailure(place: StorePlace, error: unknown, doing: StoreDoin
   // An open that failed says why in its cause.
   if (code === 'LEVEL_DATABASE_NOT_OPEN' && cause !== undefined) return storeFailure(place, cause, doing);
   if (code === 'LEVEL_LOCKED') return new StoreLockedError(place.dir);
-  if (code === 'LEVEL_CORRUPTION') return damaged(place.dir, text, mentionedFile(text));
+  if (code === 'LEVEL_CORRUPTION') return damaged(place, text, mentionedFile(String(message)));
   if (code === 'LEVEL_DECODE_ERROR') return new TapeFormatError('a value in the store is not valid JSON', { file: place.dir }, { cause: error });
   const system = systemError(error);
   if (system !== undefined) {
+    if (DAMAGE.has(system.code)) return damaged(place, text, system.file);
     const file = system.file.replaceAll(place.files, place.dir);
-    if (DAMAGE.has(system.code)) return damaged(place.dir, text, file);
     if (doing === 'write') return storeWriteFailed(place.dir, error);
     const asNode = Object.assign(new Error(text), { code: system.code, syscall: 'open' });
     // LevelDB writes when it opens a store (its lock, a new manifest and log): a failure then is the store's.
@@ -82,9 +83,15 @@ function mentionedFile(text: string): string | undefined {
   return /(\/[^\s:]*\/(?:\d+\.(?:ldb|sst|log)|MANIFEST-\d+|CURRENT))\b/.exec(text)?.[1];
 }
 
-/** Damage LevelDB found (exit 9), naming the file when it is known. */
-function damaged(dir: string, text: string, file: string | undefined): TapeFormatError {
-  return new TapeFormatError(`the store ${dir} is damaged (LevelDB: ${text})`, { file: file ?? dir }, {
+/**
+ * Damage LevelDB found (exit 9), naming the file: the one LevelDB names, else the table whose
+ * blocks do not check out (store-tables.ts), else the store's directory.
+ */
+function damaged(place: StorePlace, text: string, file: string | undefined): TapeFormatError {
+  const table = file === undefined ? damagedTable(place.files) : tableAt(file);
+  const where = (file ?? table?.file)?.replaceAll(place.files, place.dir) ?? place.dir;
+  const what = table === undefined ? '' : `${table.problem}; `;
+  return new TapeFormatError(`the store ${place.dir} is damaged: ${what}LevelDB says: ${text}`, { file: where }, {
     hint: 'its runs cannot be read as they are; restore the store directory from a backup',
   });
 }
