@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -265,4 +266,62 @@ describe('TapeStore on LevelDB', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('TapeStore opened read-only', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads, and refuses every write with one line (a copy read in place of the store must never take writes)', async () => {
+    const store = await TapeStore.open(dir);
+    const run = await store.createRun(newRun());
+    await store.append(run.id, warning(0), { sync: true });
+    await store.finishRun(run.id, { eventCount: 1 });
+    await store.close();
+    const reader = await TapeStore.open(dir, { readOnly: true, create: true });
+    try {
+      expect(await reader.countEvents(run.id)).toBe(1);
+      const refused = [
+        reader.createRun(newRun()),
+        reader.append(run.id, warning(1)),
+        reader.finishRun(run.id, { eventCount: 1 }),
+        reader.putRun({ ...run, id: 'OTHER' }, (async function* () {})()),
+        reader.deleteRun(run.id),
+        Promise.resolve().then(() => reader.writer(run.id)),
+      ];
+      for (const attempt of refused) await expect(attempt).rejects.toThrow(`the store ${dir} was opened read-only: nothing can be written to it`);
+      expect(await reader.countEvents(run.id)).toBe(1);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('never creates a store, even when asked to', async () => {
+    const missing = join(dir, 'missing');
+    await expect(TapeStore.open(missing, { readOnly: true, create: true })).rejects.toBeInstanceOf(NotFoundError);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
+it('a directory with store data but no CURRENT is refused (exit 9) and left as it was, even with create', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
+  try {
+    const store = await TapeStore.open(dir);
+    const run = await store.createRun(newRun());
+    await store.append(run.id, warning(0), { sync: true });
+    await store.close();
+    await rm(join(dir, 'CURRENT'));
+    const before = readdirSync(dir).sort();
+    const error = await TapeStore.open(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TapeFormatError);
+    expect((error as TapeFormatError).file).toBe(join(dir, 'CURRENT'));
+    expect(readdirSync(dir).sort()).toEqual(before);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
