@@ -14,8 +14,9 @@
  * anything else reads the store (journal-recovery.ts).
  *
  * A damaged store is refused, never repaired by dropping what it holds (store-open.ts); every failure
- * of LevelDB is the agentctl error it is (store-failure.ts). A store opened `readOnly` is only read:
- * one this process may not write is read from a copy.
+ * of LevelDB is the agentctl error it is (store-failure.ts). A store opened `readOnly` is only read
+ * (one this process may not write, from a copy). Every event it takes could be a line of its run's
+ * tape (line-bounds.ts): one that could not is refused before it is written anywhere (exit 9).
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
+import { checkRecordableMeta, eventLines, unrecordable } from './line-bounds.js';
+import { recordingWriter } from './recording-writer.js';
 import { Journal } from './journal.js';
 import { recoverJournals } from './journal-recovery.js';
 import { notFound, pickRun } from './run-refs.js';
@@ -65,14 +68,6 @@ export interface OpenStoreOptions {
 interface Compactable {
   compactRange(start: string, end: string): Promise<void>;
 }
-
-/**
- * How long the LevelDB writes behind a journal gather events: a batch per model call or so rather
- * than one per event-loop turn, which saves about half of the main-thread cost of recording an iteration.
- */
-const BEHIND_GATHER_MS = 20;
-/** Events a journaled writer may have queued for LevelDB before its appends wait for them (memory bound). */
-const MAX_BEHIND = 4096;
 
 export class TapeStore {
   readonly dir: string;
@@ -166,6 +161,7 @@ export class TapeStore {
       tapeVersion: TAPE_VERSION,
     };
     if ((await this.readMeta(meta.id)) !== undefined) throw new InvalidOptionError(`run ${meta.id} already exists in ${this.dir}`);
+    checkRecordableMeta(meta, this.dir);
     await this.putMeta(meta);
     this.active.add(meta.id);
     return meta;
@@ -179,43 +175,36 @@ export class TapeStore {
    */
   writer(runId: string, firstSeq = 0): EventWriter {
     this.writable();
-    if (!this.active.has(runId)) return new EventWriter((events, sync) => this.putEvents(runId, events, sync), firstSeq);
+    if (!this.active.has(runId)) return new EventWriter((events, sync) => this.putBounded(runId, events, sync), firstSeq);
     // One writer per recorded run: its journal and the LevelDB writes behind it are that writer's.
     if (this.journaled.has(runId)) throw new Error(`run ${runId} already has a writer`);
     const journal = Journal.open(this.place.files, runId);
-    // Nobody waits for these LevelDB writes but `close`, finishRun and back-pressure: the journal
-    // already holds what they write. Group-committed, like any writer.
-    const behind = new EventWriter((events) => this.putEvents(runId, events, false), firstSeq, { gatherMs: BEHIND_GATHER_MS });
+    const { writer, behind } = recordingWriter(journal, (events) => this.putEvents(runId, events, false), firstSeq, (refused) =>
+      unrecordable(this.dir, runId, refused, 'recording'));
     this.journaled.set(runId, { journal, behind });
-    return new EventWriter(
-      async (events, sync, waited) => {
-        // A failed LevelDB write fails the recording (the journal keeps its events for the next open).
-        if (behind.error !== undefined) throw behind.error;
-        journal.append(events, sync);
-        // Growing the file costs a synced write of its own: done when nobody waits (journal.ts).
-        if (!waited) journal.reserve();
-        let last: Promise<void> | undefined;
-        for (const event of events) last = behind.append(event);
-        if (behind.pending >= MAX_BEHIND) await last;
-      },
-      firstSeq,
-      { settle: () => behind.close() },
+    return writer;
+  }
+
+  /** Put events; `lines`, when given, are their JSON (the text stored: not made again). */
+  private async putEvents(runId: string, events: RunEvent[], sync: boolean, lines?: readonly string[]): Promise<void> {
+    const value = (event: RunEvent, i: number): { value: unknown; valueEncoding?: 'utf8' } =>
+      lines === undefined ? { value: event } : { value: lines[i], valueEncoding: 'utf8' };
+    await this.level('write', () =>
+      this.db.batch(events.map((event, i) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), ...value(event, i) })), { sync }),
     );
   }
 
-  private async putEvents(runId: string, events: RunEvent[], sync: boolean): Promise<void> {
-    await this.level('write', () =>
-      this.db.batch(
-        events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
-        { sync },
-      ),
-    );
+  /** Events not recorded through a journal (an import), each refused if a tape could not hold it. */
+  private async putBounded(runId: string, events: RunEvent[], sync: boolean): Promise<void> {
+    const { lines, refused } = eventLines(events);
+    if (refused !== undefined) throw unrecordable(this.dir, runId, refused, 'import');
+    await this.putEvents(runId, events, sync, lines);
   }
 
   /** Append one event durably (each call is its own write). Prefer `writer()` for many events. */
   async append(runId: string, event: RunEvent, options: { sync?: boolean } = {}): Promise<void> {
     this.writable();
-    await this.putEvents(runId, [event], options.sync ?? false);
+    await this.putBounded(runId, [event], options.sync ?? false);
   }
 
   /** Mark a run finished. */
@@ -347,15 +336,10 @@ export class TapeStore {
 
   /** Every run, newest first, with `incomplete` for runs whose recorder died. */
   async *listRuns(): AsyncGenerator<RunMeta> {
-    const iterator = this.runs.iterator({ reverse: true });
     try {
-      for (;;) {
-        const entry = await this.level('read', () => iterator.next());
-        if (entry === undefined) return;
-        yield this.present(this.checkMeta(entry[0], entry[1]));
-      }
-    } finally {
-      await iterator.close();
+      for await (const [key, value] of this.runs.iterator({ reverse: true })) yield this.present(this.checkMeta(key, value));
+    } catch (error) {
+      throw storeFailure(this.place, error, 'read');
     }
   }
 
