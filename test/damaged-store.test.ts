@@ -5,13 +5,12 @@
  * full disk is one line and exit 12. Read-only and full file systems are made with bubblewrap (a
  * read-only bind mount, a tiny tmpfs), which holds for root too: permissions do not stop root.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, type CliResult } from './support/cli.js';
+import { BIN, runCli, runProgram, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 
@@ -80,18 +79,7 @@ function expectOneLine(result: CliResult, code: number, pattern: RegExp): void {
 
 /** Run the binary inside bubblewrap, with `mounts` (bwrap arguments) over a view of the whole file system. */
 function runBwrap(mounts: string[], command: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bwrap', ['--bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...mounts, '--', ...command], {
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProgram('bwrap', ['--bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...mounts, '--', ...command], { env });
 }
 
 describe('a store without CURRENT', () => {

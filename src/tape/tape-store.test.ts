@@ -21,6 +21,15 @@ const newRun = (over: Partial<NewRun> = {}): NewRun => ({
 
 const warning = (seq: number, message = `event ${seq}`): RunEvent => ({ type: 'warning', seq, step: 0, t: seq, message });
 
+/** A store at `dir` holding one run of one event, closed again. */
+async function storeWithOneRun(dir: string): Promise<RunMeta> {
+  const store = await TapeStore.open(dir);
+  const run = await store.createRun(newRun());
+  await store.append(run.id, warning(0), { sync: true });
+  await store.close();
+  return run;
+}
+
 /**
  * The TapeStore contract, written once so any store implementation can be held to it.
  * Here it runs against a real LevelDB in a fresh temp dir.
@@ -240,10 +249,7 @@ describe('TapeStore on LevelDB', () => {
   it('refuses a stored value that is not an event as bad tape data (exit 9), naming its run and place', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
     try {
-      const store = await TapeStore.open(dir);
-      const run = await store.createRun(newRun());
-      await store.append(run.id, warning(0), { sync: true });
-      await store.close();
+      const run = await storeWithOneRun(dir);
       // Written behind the store's back, as a damaged or foreign database could hold it.
       const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
       await db.sublevel<string, unknown>('events', { valueEncoding: 'json' }).put(eventKey(run.id, 1), 42);
@@ -278,11 +284,7 @@ describe('TapeStore opened read-only', () => {
   });
 
   it('reads, and refuses every write with one line (a copy read in place of the store must never take writes)', async () => {
-    const store = await TapeStore.open(dir);
-    const run = await store.createRun(newRun());
-    await store.append(run.id, warning(0), { sync: true });
-    await store.finishRun(run.id, { eventCount: 1 });
-    await store.close();
+    const run = await storeWithOneRun(dir);
     const reader = await TapeStore.open(dir, { readOnly: true, create: true });
     try {
       expect(await reader.countEvents(run.id)).toBe(1);
@@ -311,10 +313,7 @@ describe('TapeStore opened read-only', () => {
 it('a directory with store data but no CURRENT is refused (exit 9) and left as it was, even with create', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
   try {
-    const store = await TapeStore.open(dir);
-    const run = await store.createRun(newRun());
-    await store.append(run.id, warning(0), { sync: true });
-    await store.close();
+    await storeWithOneRun(dir);
     await rm(join(dir, 'CURRENT'));
     const before = readdirSync(dir).sort();
     const error = await TapeStore.open(dir).catch((e: unknown) => e);
