@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidOptionError } from '../core/errors.js';
 import { copyStore, newestManifest, storeState } from './store-files.js';
 
 let dir: string;
@@ -31,6 +32,13 @@ describe('storeState', () => {
     for (const file of ['000005.ldb', '000007.sst', '000008.log', 'MANIFEST-000004', 'journal-01ABC.jsonl', 'journal-01ABC.jsonl.damaged']) {
       expect(storeState(withFiles(`no-current-${file}`, ['LOCK', file])), file).toBe('no-current');
     }
+  });
+
+  it('a path the system cannot look at is an agentctl error naming it, not a crash (exit 2)', () => {
+    writeFileSync(join(dir, 'file'), '');
+    expect(() => storeState(join(dir, 'file', 'store'))).toThrow(new InvalidOptionError(`cannot read ${join(dir, 'file', 'store')}: a part of the path is not a directory`));
+    symlinkSync(join(dir, 'loop'), join(dir, 'loop'));
+    expect(() => storeState(join(dir, 'loop'))).toThrow(/too many levels of symbolic links/);
   });
 
   it('CURRENT makes a store; a file is not a directory', () => {
