@@ -116,15 +116,26 @@ describe('a store without CURRENT', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ run: { id: runId }, events: eventCount });
     expect((await runCli(['export', runId, '--store', store])).stdout).toBe(exported);
   });
+});
 
-  it('a directory with nothing of a store in it is still no store: ls lists nothing, show says there is none', async () => {
-    const empty = join(dir, 'empty-dir');
-    mkdirSync(empty);
-    writeFileSync(join(empty, 'LOG'), 'an info log a failed open left\n');
-    const ls = await runCli(['ls', '--store', empty]);
-    expect(ls.code).toBe(0);
-    expect(ls.stdout).toMatch(/No runs yet/);
-    expectOneLine(await runCli(['show', runId, '--store', empty]), 10, /no store at/);
+describe('an unreadable manifest', () => {
+  it('is refused by every command, naming it, before any data is written; the runs are all there once it is whole', async () => {
+    const store = copyOf('bad-manifest');
+    const manifest = join(store, readFileSync(join(store, 'CURRENT'), 'utf8').trim());
+    const written = readFileSync(manifest);
+    const flipped = Buffer.from(written);
+    flipped[10] = (flipped[10] as number) ^ 0xff;
+    writeFileSync(manifest, flipped);
+    // LevelDB rotates its own info log (LOG) at every open: the rest is the store's data.
+    const data = (): Record<string, string> => Object.fromEntries(Object.entries(snapshot(store)).filter(([name]) => !name.startsWith('LOG')));
+    const before = data();
+    const named = new RegExp(`^agentctl: ${manifest}: the store ${store} is damaged: record at byte 0 fails its checksum; LevelDB says: Corruption`);
+    expectOneLine(await runCli(['ls', '--store', store]), 9, named);
+    expectOneLine(await runCli(['show', runId, '--store', store]), 9, named);
+    expectOneLine(await runCli(['record', '--task', 'again', '--base-url', 'http://127.0.0.1:9/v1', '--workspace', workspace, '--store', store], { env: noKey }), 9, named);
+    expect(data()).toEqual(before);
+    writeFileSync(manifest, written);
+    expect((await runCli(['export', runId, '--store', store])).stdout).toBe(exported);
   });
 });
 

@@ -8,7 +8,7 @@
  */
 import { isAgentctlError, StoreLockedError, storeWriteFailed, TapeFormatError } from '../core/errors.js';
 import { readFailure, writeFailure } from '../core/fs-failure.js';
-import { damagedTable, tableAt } from './store-tables.js';
+import { damagedFile, fileDamage } from './store-damage.js';
 
 /** Where a store is: the directory the user named, and where its files are opened (a copy's, for a store read from a copy). */
 export interface StorePlace {
@@ -84,13 +84,13 @@ function mentionedFile(text: string): string | undefined {
 }
 
 /**
- * Damage LevelDB found (exit 9), naming the file: the one LevelDB names, else the table whose
- * blocks do not check out (store-tables.ts), else the store's directory.
+ * Damage LevelDB found (exit 9), naming the file: the one LevelDB names, else the one whose
+ * checksums do not check out (store-damage.ts), else the store's directory.
  */
 function damaged(place: StorePlace, text: string, file: string | undefined): TapeFormatError {
-  const table = file === undefined ? damagedTable(place.files) : tableAt(file);
-  const where = (file ?? table?.file)?.replaceAll(place.files, place.dir) ?? place.dir;
-  const what = table === undefined ? '' : `${table.problem}; `;
+  const damage = file === undefined ? damagedFile(place.files) : fileDamage(file);
+  const where = (file ?? damage?.file)?.replaceAll(place.files, place.dir) ?? place.dir;
+  const what = damage === undefined ? '' : `${damage.problem}; `;
   return new TapeFormatError(`the store ${place.dir} is damaged: ${what}LevelDB says: ${text}`, { file: where }, {
     hint: 'its runs cannot be read as they are; restore the store directory from a backup',
   });

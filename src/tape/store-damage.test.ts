@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crc32c, damagedTable, tableProblem } from './store-tables.js';
+import { crc32c, damagedFile, logProblem, tableProblem } from './store-damage.js';
 
 let dir: string;
 let table: string;
@@ -54,12 +54,34 @@ describe('tableProblem', () => {
   });
 });
 
-it('damagedTable names the damaged table of a directory, and nothing for a sound one', () => {
+it('damagedFile names the damaged table of a directory, and nothing for a sound one', () => {
   const store = join(dir, 'db');
-  expect(damagedTable(store)).toBeUndefined();
+  expect(damagedFile(store)).toBeUndefined();
   const flipped = Buffer.from(bytes);
   flipped[100] = (flipped[100] as number) ^ 0xff;
   writeFileSync(table, flipped);
-  expect(damagedTable(store)).toEqual({ file: table, problem: 'block at byte 0 fails its checksum' });
+  expect(damagedFile(store)).toEqual({ file: table, problem: 'block at byte 0 fails its checksum' });
   writeFileSync(table, bytes);
+});
+
+describe('logProblem (the manifest)', () => {
+  it('finds nothing wrong with the manifest LevelDB wrote, and any byte flipped in it', () => {
+    const store = join(dir, 'db');
+    const manifest = join(store, readFileSync(join(store, 'CURRENT'), 'utf8').trim());
+    const written = readFileSync(manifest);
+    expect(logProblem(written)).toBeUndefined();
+    for (let at = 0; at < written.length; at++) {
+      const flipped = Buffer.from(written);
+      flipped[at] = (flipped[at] as number) ^ 0x01;
+      expect(logProblem(flipped), `byte ${at}`).toMatch(/^record at byte \d+ (fails its checksum|is cut short)$/);
+    }
+    const flipped = Buffer.from(written);
+    flipped[10] = (flipped[10] as number) ^ 0xff;
+    writeFileSync(manifest, flipped);
+    try {
+      expect(damagedFile(store)).toEqual({ file: manifest, problem: 'record at byte 0 fails its checksum' });
+    } finally {
+      writeFileSync(manifest, written);
+    }
+  });
 });

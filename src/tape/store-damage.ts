@@ -1,35 +1,57 @@
 /**
- * Which table file of a store is damaged, for when LevelDB reports corruption without naming one
- * (`Corruption: corrupted compressed block contents`): LevelDB's reads do not check the blocks'
- * checksums, this does. Only run once LevelDB has failed.
+ * Which file of a store is damaged, for when LevelDB reports corruption without naming one
+ * (`Corruption: corrupted compressed block contents`, `Corruption: checksum mismatch`): LevelDB's
+ * reads do not check table blocks' checksums, and its reports name no file; this checks the files'
+ * own checksums. Only run once LevelDB has failed.
  *
  * LevelDB's table format (its doc/table_format.md): blocks, each followed by a byte saying how it is
  * compressed and a masked CRC-32C of the block and that byte; at the end a 48-byte footer with the
  * position and size of the index block (varints) and a magic number. The index block (compressed
  * with Snappy, or not) holds one entry per data block, whose value is that block's position and size.
+ * The manifest (doc/log_format.md): 32 KiB blocks of records, each with a masked CRC-32C of its type
+ * and data, its length and its type; fewer than 7 bytes left in a block are zeros.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const TABLE = /^\d+\.(?:ldb|sst)$/;
+const MANIFEST = /^MANIFEST-\d+$/;
 const FOOTER_BYTES = 48;
 const TRAILER_BYTES = 5;
 const MAGIC = Buffer.from([0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb]);
+const LOG_BLOCK = 32 * 1024;
+const RECORD_HEADER = 7;
 /** How much of a store is read looking for the damage before giving up (the report then names the directory). */
 const READ_BUDGET = 1 << 30;
 
-/** The first table file in `dir` that is not what LevelDB wrote, and what is wrong with it; undefined if none is found. */
-export function damagedTable(dir: string): { file: string; problem: string } | undefined {
-  let read = 0;
+export interface Damage {
+  file: string;
+  problem: string;
+}
+
+/**
+ * The first file in `dir` that is not what LevelDB wrote, and what is wrong with it: the manifest
+ * `CURRENT` names, then the table files. Undefined when none is found.
+ */
+export function damagedFile(dir: string): Damage | undefined {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => TABLE.test(name)).sort();
+    names = readdirSync(dir);
   } catch {
     return undefined;
   }
-  for (const name of names) {
+  let current: string | undefined;
+  try {
+    current = readFileSync(join(dir, 'CURRENT'), 'utf8').trim();
+  } catch {
+    current = undefined;
+  }
+  const manifest = current !== undefined && names.includes(current) ? fileDamage(join(dir, current)) : undefined;
+  if (manifest !== undefined) return manifest;
+  let read = 0;
+  for (const name of names.filter((n) => TABLE.test(n)).sort()) {
     const file = join(dir, name);
-    const damage = tableAt(file);
+    const damage = fileDamage(file);
     if (damage !== undefined) return damage;
     read += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
     if (read > READ_BUDGET) return undefined;
@@ -37,16 +59,34 @@ export function damagedTable(dir: string): { file: string; problem: string } | u
   return undefined;
 }
 
-/** What is wrong with the file at `file` when it is a table that does not check out; else undefined. */
-export function tableAt(file: string): { file: string; problem: string } | undefined {
-  if (!TABLE.test(basename(file))) return undefined;
+/** What is wrong with `file`, a table or a manifest that does not check out; undefined for any other file. */
+export function fileDamage(file: string): Damage | undefined {
+  const name = basename(file);
+  const check = TABLE.test(name) ? tableProblem : MANIFEST.test(name) ? logProblem : undefined;
+  if (check === undefined) return undefined;
   let problem: string | undefined;
   try {
-    problem = tableProblem(readFileSync(file));
+    problem = check(readFileSync(file));
   } catch {
     return undefined;
   }
   return problem === undefined ? undefined : { file, problem };
+}
+
+/** What is wrong with a file of log records (a manifest), or undefined when every record checks out. */
+export function logProblem(bytes: Buffer): string | undefined {
+  for (let block = 0; block < bytes.length; block += LOG_BLOCK) {
+    const end = Math.min(block + LOG_BLOCK, bytes.length);
+    for (let at = block; end - at >= RECORD_HEADER; ) {
+      const length = bytes.readUInt16LE(at + 4);
+      const type = bytes[at + 6] as number;
+      if (type === 0 && length === 0) break; // zeros: the rest of the block is unused
+      if (at + RECORD_HEADER + length > end) return `record at byte ${at} is cut short`;
+      if (bytes.readUInt32LE(at) !== masked(crc32c(bytes.subarray(at + 6, at + RECORD_HEADER + length)))) return `record at byte ${at} fails its checksum`;
+      at += RECORD_HEADER + length;
+    }
+  }
+  return undefined;
 }
 
 /** What is wrong with a table file's bytes, or undefined when every block checks out. */
