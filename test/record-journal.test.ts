@@ -29,6 +29,8 @@ afterAll(async () => {
 
 const dist = (path: string): string => JSON.stringify(pathToFileURL(join(process.cwd(), 'dist', path)).href);
 const warning = (seq: number): RunEvent => ({ type: 'warning', seq, step: seq, t: seq, message: `event ${seq}` });
+/** Events as the journal takes them: each as its JSON. */
+const json = (...events: RunEvent[]): string[] => events.map((event) => JSON.stringify(event));
 
 /**
  * A child process records seq 0–4 and waits until LevelDB has them (close); then appends 5 and 6
@@ -168,7 +170,7 @@ it('replays a long journal in several writes', async () => {
   await store.close();
   // What a recorder killed after 2,500 events would have left, in batches of 700.
   const journal = Journal.open(path, run.id);
-  for (let from = 0; from < 2500; from += 700) journal.append(range(Math.min(2500, from + 700)).slice(from), true);
+  for (let from = 0; from < 2500; from += 700) journal.append(json(...range(Math.min(2500, from + 700)).slice(from)), true);
   journal.close();
   expect(await openAndRead(path, run.id)).toEqual({ events: range(2500), status: 'incomplete', warnings: [] });
   expect(listJournals(path)).toEqual([]);
@@ -255,7 +257,7 @@ it('does not replay the journal of a run marked complete: its events were made d
   await opened.close();
   // A journal for it appears (left by a recorder killed after the run was marked complete, or forged).
   const journal = Journal.open(store, run.id);
-  journal.append([{ type: 'warning', seq: 0, step: 0, t: 0, message: 'rewritten' }], true);
+  journal.append(json({ type: 'warning', seq: 0, step: 0, t: 0, message: 'rewritten' }), true);
   journal.close();
   const { events, status, warnings } = await openAndRead(store, run.id);
   expect({ events, status, warnings }).toEqual({ events: range(3), status: 'complete', warnings: [] });
@@ -288,7 +290,7 @@ it('a store that cannot be written while a journal is put back is an I/O error (
   const run = await opened.createRun({ kind: 'record', task: 't', model: 'm', config: {}, seed: 1 });
   await opened.close();
   const journal = Journal.open(store, run.id);
-  journal.append([warning(0), warning(1)], true);
+  journal.append(json(warning(0), warning(1)), true);
   journal.close();
   // LevelDB refusing the write as a full disk would (a full disk cannot be made here).
   const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });

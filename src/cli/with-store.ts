@@ -5,7 +5,7 @@ import { openStore, storeDir } from './store-dir.js';
 /** Open the store named by the options, run `fn`, and always close it. */
 export async function withStore<T>(
   options: GlobalOptions,
-  open: { create: boolean },
+  open: { create?: boolean; readOnly?: boolean },
   fn: (store: TapeStore) => Promise<T>,
 ): Promise<T> {
   const store = await openStore(storeDir(options.store), open);

@@ -87,7 +87,7 @@ export class TapeFormatError extends AgentctlError {
   readonly line: number | undefined;
   /** What is wrong, without the file and line. */
   readonly detail: string;
-  constructor(detail: string, where: { file?: string; line?: number } = {}, options: { cause?: unknown } = {}) {
+  constructor(detail: string, where: { file?: string; line?: number } = {}, options: ErrorOptions = {}) {
     const place = where.file === undefined ? '' : where.line === undefined ? `${where.file}: ` : `${where.file}:${where.line}: `;
     super(`${place}${detail}`, 'AGENTCTL_TAPE_INVALID', options);
     this.file = where.file;

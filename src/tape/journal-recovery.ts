@@ -7,7 +7,7 @@
  * `*.damaged.1`, …: nothing is deleted) and reported through `warn`, and the store opens all the same.
  */
 import { existsSync, renameSync } from 'node:fs';
-import { IoError, TapeFormatError } from '../core/errors.js';
+import { isAgentctlError, TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { journalRecords, listJournals, removeJournal } from './journal.js';
@@ -70,7 +70,8 @@ export async function recoverJournals(storeDir: string, store: RecoveryTarget, w
       // Durable in the store's own files: only then may the journal go.
       if (!finished && !foreign && runId !== undefined) await store.flush(runId);
     } catch (error) {
-      if (error instanceof IoError) throw error;
+      // The store's own failures (a full disk, a damaged store) say what they are.
+      if (isAgentctlError(error)) throw error;
       throw new TapeFormatError(`cannot replay the recording journal ${path}: ${(error as Error).message}`, { file: storeDir });
     }
     if (damage === undefined || finished) {

@@ -18,6 +18,8 @@ import { watchJournalSyscalls, type Syscall, type SyscallWatch } from './test-su
 
 const RUN = '01M80BD0DH1T99S5EY9167MAX2';
 const warning = (seq: number): RunEvent => ({ type: 'warning', seq, step: 0, t: seq, message: `event ${seq}` });
+/** Events as the journal takes them: each as its JSON. */
+const json = (...events: RunEvent[]): string[] => events.map((event) => JSON.stringify(event));
 
 let dir: string;
 let watch: SyscallWatch;
@@ -39,9 +41,9 @@ describe('the journal\'s fdatasync', () => {
     const journal = Journal.open(dir, RUN);
     const fd = watch.fdOf((path) => path === journal.path);
     watch.log.length = 0;
-    journal.append([warning(0)], false);
+    journal.append(json(warning(0)), false);
     watch.mark('unsynced append returned');
-    journal.append([warning(1), warning(2)], true);
+    journal.append(json(warning(1), warning(2)), true);
     watch.mark('synced append returned');
     journal.close();
     expect(watch.log).toEqual([

@@ -14,6 +14,8 @@ import { Journal, listJournals, readJournal, RESERVE_BYTES } from './journal.js'
 
 const RUN = '01M80BD0DH1T99S5EY9167MAX2';
 const warning = (seq: number, message = `event ${seq}`): RunEvent => ({ type: 'warning', seq, step: 0, t: seq, message });
+/** Events as the journal takes them: each as its JSON. */
+const json = (...events: RunEvent[]): string[] => events.map((event) => JSON.stringify(event));
 const record = (value: unknown): string => {
   const json = typeof value === 'string' ? value : JSON.stringify(value);
   return `${createHash('sha256').update(json).digest('hex')} ${json}\n`;
@@ -30,9 +32,9 @@ afterEach(async () => {
 /** A journal holding three batches (seq 0–1, 2, 3–5), the last one synced; closed. */
 function written(): string {
   const journal = Journal.open(dir, RUN);
-  journal.append([warning(0), warning(1)], false);
-  journal.append([warning(2)], false);
-  journal.append([warning(3), warning(4), warning(5)], true);
+  journal.append(json(warning(0), warning(1)), false);
+  journal.append(json(warning(2)), false);
+  journal.append(json(warning(3), warning(4), warning(5)), true);
   journal.close();
   return journal.path;
 }
@@ -101,11 +103,11 @@ describe('Journal', () => {
   it('keeps appending past its preallocated space, and grows it again when asked', () => {
     const journal = Journal.open(dir, RUN);
     const big = 'x'.repeat(200_000);
-    for (let seq = 0; seq < 8; seq++) journal.append([warning(seq, big)], seq % 3 === 0);
+    for (let seq = 0; seq < 8; seq++) journal.append(json(warning(seq, big)), seq % 3 === 0);
     expect(statSync(journal.path).size).toBeGreaterThan(RESERVE_BYTES);
     journal.reserve();
     const size = statSync(journal.path).size;
-    journal.append([warning(8)], true);
+    journal.append(json(warning(8)), true);
     expect(statSync(journal.path).size).toBe(size);
     journal.close();
     const read = readJournal(journal.path);
@@ -116,7 +118,7 @@ describe('Journal', () => {
   it('writes a batch too long for one record as several, read back in order', () => {
     const journal = Journal.open(dir, RUN);
     const long = 'x'.repeat(6 * 1024 * 1024);
-    journal.append([warning(0, long), warning(1, long), warning(2, long)], true);
+    journal.append(json(warning(0, long), warning(1, long), warning(2, long)), true);
     journal.close();
     const read = readJournal(journal.path);
     expect(read.damage).toBeUndefined();

@@ -130,10 +130,11 @@ export class Journal {
   }
 
   /**
-   * Append one batch, as one record. Returns once the OS has it (from then on a SIGKILL does not lose it); with
-   * `sync`, once it is on disk, with every record before it.
+   * Append one batch — its events, each as its JSON (line-bounds.ts) — as one record. Returns once
+   * the OS has it (from then on a SIGKILL does not lose it); with `sync`, once it is on disk, with
+   * every record before it.
    */
-  append(events: readonly RunEvent[], sync: boolean): void {
+  append(events: readonly string[], sync: boolean): void {
     const fd = this.openFd();
     writing(this.path, () => {
       this.write(fd, events);
@@ -142,8 +143,9 @@ export class Journal {
   }
 
   /** One record, or — for a batch too large to be read back as one — several, each a part of it in order. */
-  private write(fd: number, events: readonly RunEvent[]): void {
-    const json = JSON.stringify({ run: this.runId, events });
+  private write(fd: number, events: readonly string[]): void {
+    // What JSON.stringify({ run, events }) writes, from the events' own JSON.
+    const json = `{"run":${JSON.stringify(this.runId)},"events":[${events.join(',')}]}`;
     if (json.length > SPLIT_CHARS && events.length > 1) {
       const half = Math.ceil(events.length / 2);
       this.write(fd, events.slice(0, half));

@@ -6,6 +6,7 @@ import type { AbstractSublevel } from 'abstract-level';
 import type { Level } from 'level';
 import { TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
+import { storeFailure, type StorePlace } from './store-failure.js';
 
 export type EventsSublevel = AbstractSublevel<Level<string, unknown>, string | Buffer | Uint8Array, string, unknown>;
 
@@ -24,9 +25,10 @@ export const runRange = (runId: string): { gte: string; lte: string } => ({
 
 /**
  * A run's events in order, `size` at a time; the next batch is read from the database while the
- * caller works on this one. A value that is not an event is bad data in the store at `dir` (exit 9).
+ * caller works on this one. A value that is not an event is bad data in the store at `place` (exit 9),
+ * and a failed read is the agentctl error it is (store-failure.ts).
  */
-export async function* readStoredBatches(events: EventsSublevel, runId: string, size: number, dir: string): AsyncGenerator<RunEvent[]> {
+export async function* readStoredBatches(events: EventsSublevel, runId: string, size: number, place: StorePlace): AsyncGenerator<RunEvent[]> {
   // Values only: the keys (run and seq) are not needed to read a run, and not fetching them saves
   // making a string and an entry for each event. LevelDB's reads stop at highWaterMarkBytes, 16 KiB
   // unless told: some 60 events a read, each a trip to libuv's pool, where a batch wants `size`.
@@ -36,10 +38,15 @@ export async function* readStoredBatches(events: EventsSublevel, runId: string, 
   let read = 0;
   try {
     for (;;) {
-      const values = await next;
+      let values: unknown[];
+      try {
+        values = await next;
+      } catch (error) {
+        throw storeFailure(place, error, 'read');
+      }
       if (values.length === 0) return;
       next = iterator.nextv(size);
-      for (const value of values) checkStored(runId, read++, value, dir);
+      for (const value of values) checkStored(runId, read++, value, place.dir);
       yield values as RunEvent[];
     }
   } finally {

@@ -9,30 +9,41 @@ import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { NotFoundError, TapeFormatError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError, TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { readFailure, writeFailure } from '../core/fs-failure.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
+import { lineProblem } from './line-bounds.js';
 import type { CheckedTape, CheckedTapes, TapeTrust } from './checked-tapes.js';
 import { readTapeLines, type ReadOptions, type TapeLine } from './line-reader.js';
 import { checkHeader } from './header-checks.js';
 import { LineChecks, parseJson, trustedEvents } from './line-checks.js';
 import { quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig } from './tape-checks.js';
-import { TAPE_LIMITS, type TapeLimits } from './tape-limits.js';
+import { headerLine, TAPE_FORMAT } from './tape-header.js';
+import { maxInflatedBytes, TAPE_LIMITS, type TapeLimits } from './tape-limits.js';
 
-export const TAPE_FORMAT = 'agentctl-tape';
+export { TAPE_FORMAT } from './tape-header.js';
 
 /** True for paths agentctl treats as tape files rather than run ids. */
 export function isTapePath(ref: string): boolean {
   return /\.tape\.jsonl(\.gz)?$/.test(ref) || ref.endsWith('.jsonl') || ref.endsWith('.jsonl.gz');
 }
 
-/** The tape file's lines, in order: header first. */
+/**
+ * The tape file's lines, in order: header first. An event that could not be a tape line (a store
+ * written before events were bounded when recorded: line-bounds.ts) ends them with exit 9, rather
+ * than make a tape no reader takes.
+ */
 export async function* tapeLines(meta: RunMeta, events: AsyncIterable<RunEvent>): AsyncGenerator<string> {
-  yield canonicalJson({ format: TAPE_FORMAT, version: TAPE_VERSION, run: meta }) + '\n';
-  for await (const event of events) yield canonicalJson(event) + '\n';
+  yield headerLine(meta) + '\n';
+  for await (const event of events) {
+    const line = canonicalJson(event);
+    const problem = lineProblem(line);
+    if (problem !== undefined) throw new TapeFormatError(`run ${meta.id}: event ${event.seq} (${event.type}) ${problem}: the run cannot be exported`);
+    yield line + '\n';
+  }
 }
 
 /**
@@ -44,15 +55,35 @@ export async function writeTapeFile(path: string, meta: RunMeta, events: AsyncIt
   const dir = dirname(path);
   const temp = join(dir, tempName(basename(path), process.pid));
   await removeStaleTempFiles(dir);
-  const source = Readable.from(tapeLines(meta, events));
+  let plainBytes = 0;
+  async function* counted(): AsyncGenerator<string> {
+    for await (const line of tapeLines(meta, events)) {
+      plainBytes += Buffer.byteLength(line);
+      yield line;
+    }
+  }
   try {
-    if (path.endsWith('.gz')) await pipeline(source, createGzip(), createWriteStream(temp));
-    else await pipeline(source, createWriteStream(temp));
+    if (path.endsWith('.gz')) {
+      await pipeline(Readable.from(counted()), createGzip(), createWriteStream(temp));
+      checkInflation(path, plainBytes, (await stat(temp)).size);
+    } else await pipeline(Readable.from(tapeLines(meta, events)), createWriteStream(temp));
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw writeFailure(path, error);
   }
+}
+
+/**
+ * A gzip tape is read only as far as it may inflate for its size (a small file must not make its
+ * reader work through gigabytes): one that compresses better than that is not written.
+ */
+function checkInflation(path: string, plainBytes: number, compressedBytes: number): void {
+  if (plainBytes <= maxInflatedBytes(TAPE_LIMITS, compressedBytes)) return;
+  throw new InvalidOptionError(
+    `cannot write ${path}: the tape compresses from ${plainBytes} to ${compressedBytes} bytes, more than a gzip tape may inflate (${TAPE_LIMITS.maxInflateRatio}×): its reader would refuse it`,
+    { hint: 'export it without .gz' },
+  );
 }
 
 /** `.<name>.<pid>.tmp`: the temporary file of an export to `<name>` by process `pid`. */
@@ -255,6 +286,6 @@ async function* checkedBefore(
 function readLines(path: string, limits: TapeLimits, options?: ReadOptions): AsyncGenerator<TapeLine[]> {
   return readTapeLines(path, {
     maxLineBytes: limits.maxLineBytes,
-    maxInflatedBytes: (compressed) => Math.max(limits.minInflatedBytes, compressed * limits.maxInflateRatio),
+    maxInflatedBytes: (compressed) => maxInflatedBytes(limits, compressed),
   }, options);
 }

@@ -23,3 +23,8 @@ export const TAPE_LIMITS: Readonly<TapeLimits> = {
   maxInflateRatio: 256,
   minInflatedBytes: 64 * 1024 * 1024,
 };
+
+/** How many bytes a gzip tape of `compressedBytes` may inflate to: what a reader allows, and a writer must stay within. */
+export function maxInflatedBytes(limits: TapeLimits, compressedBytes: number): number {
+  return Math.max(limits.minInflatedBytes, compressedBytes * limits.maxInflateRatio);
+}

@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,15 @@ const newRun = (over: Partial<NewRun> = {}): NewRun => ({
 });
 
 const warning = (seq: number, message = `event ${seq}`): RunEvent => ({ type: 'warning', seq, step: 0, t: seq, message });
+
+/** A store at `dir` holding one run of one event, closed again. */
+async function storeWithOneRun(dir: string): Promise<RunMeta> {
+  const store = await TapeStore.open(dir);
+  const run = await store.createRun(newRun());
+  await store.append(run.id, warning(0), { sync: true });
+  await store.close();
+  return run;
+}
 
 /**
  * The TapeStore contract, written once so any store implementation can be held to it.
@@ -239,10 +249,7 @@ describe('TapeStore on LevelDB', () => {
   it('refuses a stored value that is not an event as bad tape data (exit 9), naming its run and place', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
     try {
-      const store = await TapeStore.open(dir);
-      const run = await store.createRun(newRun());
-      await store.append(run.id, warning(0), { sync: true });
-      await store.close();
+      const run = await storeWithOneRun(dir);
       // Written behind the store's back, as a damaged or foreign database could hold it.
       const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
       await db.sublevel<string, unknown>('events', { valueEncoding: 'json' }).put(eventKey(run.id, 1), 42);
@@ -265,4 +272,55 @@ describe('TapeStore on LevelDB', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('TapeStore opened read-only', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads, and refuses every write with one line (a copy read in place of the store must never take writes)', async () => {
+    const run = await storeWithOneRun(dir);
+    const reader = await TapeStore.open(dir, { readOnly: true, create: true });
+    try {
+      expect(await reader.countEvents(run.id)).toBe(1);
+      const refused = [
+        reader.createRun(newRun()),
+        reader.append(run.id, warning(1)),
+        reader.finishRun(run.id, { eventCount: 1 }),
+        reader.putRun({ ...run, id: 'OTHER' }, (async function* () {})()),
+        reader.deleteRun(run.id),
+        Promise.resolve().then(() => reader.writer(run.id)),
+      ];
+      for (const attempt of refused) await expect(attempt).rejects.toThrow(`the store ${dir} was opened read-only: nothing can be written to it`);
+      expect(await reader.countEvents(run.id)).toBe(1);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('never creates a store, even when asked to', async () => {
+    const missing = join(dir, 'missing');
+    await expect(TapeStore.open(missing, { readOnly: true, create: true })).rejects.toBeInstanceOf(NotFoundError);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
+it('a directory with store data but no CURRENT is refused (exit 9) and left as it was, even with create', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'agentctl-store-'));
+  try {
+    await storeWithOneRun(dir);
+    await rm(join(dir, 'CURRENT'));
+    const before = readdirSync(dir).sort();
+    const error = await TapeStore.open(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TapeFormatError);
+    expect((error as TapeFormatError).file).toBe(join(dir, 'CURRENT'));
+    expect(readdirSync(dir).sort()).toEqual(before);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

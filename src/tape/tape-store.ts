@@ -12,19 +12,27 @@
  * The run's end makes its events durable in LevelDB's own files (flushRun) and removes the journal;
  * a journal found at open was left by a recorder that died, and is put back into LevelDB before
  * anything else reads the store (journal-recovery.ts).
+ *
+ * A damaged store is refused, never repaired by dropping what it holds (store-open.ts); every failure
+ * of LevelDB is the agentctl error it is (store-failure.ts). A store opened `readOnly` is only read
+ * (one this process may not write, from a copy). Every event it takes could be a line of its run's
+ * tape (line-bounds.ts): one that could not is refused before it is written anywhere (exit 9).
  */
-import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { Level } from 'level';
-import { InvalidOptionError, NotFoundError, StoreLockedError, storeWriteFailed, TapeFormatError } from '../core/errors.js';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidOptionError, TapeFormatError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import type { TerminalState } from '../core/states.js';
 import { EventWriter } from './event-writer.js';
+import { checkRecordableMeta, eventLines, unrecordable } from './line-bounds.js';
+import { recordingWriter } from './recording-writer.js';
 import { Journal } from './journal.js';
 import { recoverJournals } from './journal-recovery.js';
 import { notFound, pickRun } from './run-refs.js';
 import { countStoredEvents, eventKey, readStoredBatches, runRange, type EventsSublevel } from './store-events.js';
+import { storeFailure, type StoreDoing, type StorePlace } from './store-failure.js';
+import { openDb, type Db } from './store-open.js';
 
 /**
  * Run ids increase even for runs created in the same millisecond, so newest-first is exact. `ulid`
@@ -36,7 +44,6 @@ async function newRunId(): Promise<string> {
   return nextRunId();
 }
 
-type Db = Level<string, unknown>;
 type Sub = EventsSublevel;
 
 /** Fields a caller gives when it starts a run; the store fills in id, status and version. */
@@ -48,6 +55,11 @@ export type NewRun = Omit<RunMeta, 'id' | 'status' | 'tapeVersion' | 'createdAt'
 export interface OpenStoreOptions {
   /** When false (read-only commands), a missing store is reported instead of created. */
   create?: boolean;
+  /**
+   * The store is only read (`ls`, `show`, `export`…): one this process may not write is read from a
+   * temporary copy (store-open.ts), and every write is refused. Implies `create: false`.
+   */
+  readOnly?: boolean;
   /** Where a damaged journal is reported at open (one line); default: standard error. */
   warn?: (message: string) => void;
 }
@@ -57,16 +69,10 @@ interface Compactable {
   compactRange(start: string, end: string): Promise<void>;
 }
 
-/**
- * How long the LevelDB writes behind a journal gather events: a batch per model call or so rather
- * than one per event-loop turn, which saves about half of the main-thread cost of recording an iteration.
- */
-const BEHIND_GATHER_MS = 20;
-/** Events a journaled writer may have queued for LevelDB before its appends wait for them (memory bound). */
-const MAX_BEHIND = 4096;
-
 export class TapeStore {
   readonly dir: string;
+  /** The directory, and where its files were opened (a temporary copy, for a store read from one). */
+  private readonly place: StorePlace;
   private readonly db: Db;
   private readonly runs: Sub;
   private readonly events: Sub;
@@ -77,8 +83,13 @@ export class TapeStore {
   /** Journaled runs: their journal, and the writer that puts their events into LevelDB behind it. */
   private readonly journaled = new Map<string, { journal: Journal; behind: EventWriter }>();
 
-  private constructor(dir: string, db: Level<string, unknown>) {
-    this.dir = dir;
+  private constructor(
+    place: StorePlace,
+    db: Db,
+    private readonly mode: { readOnly: boolean; copy: boolean },
+  ) {
+    this.place = place;
+    this.dir = place.dir;
     this.db = db;
     this.runs = db.sublevel<string, unknown>('runs', { valueEncoding: 'json' });
     this.events = db.sublevel<string, unknown>('events', { valueEncoding: 'json' });
@@ -90,32 +101,20 @@ export class TapeStore {
     return existsSync(join(dir, 'CURRENT'));
   }
 
-  /** Open (and by default create) the store at `dir`. Exit 11 when another process holds it. */
+  /**
+   * Open (and by default create) the store at `dir`. Exit 11 when another process holds it, 9 when
+   * it is damaged (store-open.ts), 10 when there is none and it is not to be created.
+   */
   static async open(dir: string, options: OpenStoreOptions = {}): Promise<TapeStore> {
-    const path = resolve(dir);
-    const create = options.create ?? true;
-    if (existsSync(path) && !statSync(path).isDirectory()) {
-      throw new InvalidOptionError(`the store ${dir} is not a directory`, { hint: 'pass --store <dir> (or set AGENTCTL_STORE) to a directory' });
-    }
-    if (!create && !TapeStore.exists(path)) {
-      throw new NotFoundError(`no store at ${dir}`, { hint: 'record a run first (agentctl record), or pass --store <dir>' });
-    }
-    const db = new Level<string, unknown>(path, { valueEncoding: 'json', createIfMissing: create });
-    try {
-      await db.open();
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause;
-      if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dir);
-      throw new TapeFormatError(`cannot open the store: ${(error as Error).message}${cause ? ` (${String(cause)})` : ''}`, {
-        file: dir,
-      });
-    }
-    const store = new TapeStore(path, db);
+    const readOnly = options.readOnly ?? false;
+    const { db, place, copy } = await openDb(dir, { create: !readOnly && (options.create ?? true), readOnly });
+    const store = new TapeStore(place, db, { readOnly, copy });
     try {
       await store.sweepImports();
-      await store.replayJournals(options.warn ?? ((message) => process.stderr.write(`agentctl: warning: ${message}\n`)));
+      const warn = options.warn ?? ((message: string) => process.stderr.write(`agentctl: warning: ${message}\n`));
+      await store.replayJournals((message) => warn(message.replaceAll(place.files, place.dir)));
     } catch (error) {
-      await db.close();
+      await store.close().catch(() => undefined);
       throw error;
     }
     return store;
@@ -128,11 +127,32 @@ export class TapeStore {
       journal.close();
     }
     this.journaled.clear();
-    await this.db.close();
+    try {
+      await this.db.close();
+    } catch (error) {
+      throw storeFailure(this.place, error, 'write');
+    } finally {
+      if (this.mode.copy) rmSync(this.place.files, { recursive: true, force: true });
+    }
+  }
+
+  /** Run a LevelDB operation; its failure is the agentctl error it is (store-failure.ts). */
+  private async level<T>(doing: StoreDoing, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw storeFailure(this.place, error, doing);
+    }
+  }
+
+  /** Refuse a write to a store opened to be read. */
+  private writable(): void {
+    if (this.mode.readOnly) throw new InvalidOptionError(`the store ${this.dir} was opened read-only: nothing can be written to it`);
   }
 
   /** Start a run: writes its meta with status `recording` and returns it. */
   async createRun(run: NewRun): Promise<RunMeta> {
+    this.writable();
     const meta: RunMeta = {
       ...run,
       id: run.id ?? (await newRunId()),
@@ -140,7 +160,8 @@ export class TapeStore {
       status: 'recording',
       tapeVersion: TAPE_VERSION,
     };
-    if ((await this.runs.get(meta.id)) !== undefined) throw new InvalidOptionError(`run ${meta.id} already exists in ${this.dir}`);
+    if ((await this.readMeta(meta.id)) !== undefined) throw new InvalidOptionError(`run ${meta.id} already exists in ${this.dir}`);
+    checkRecordableMeta(meta, this.dir);
     await this.putMeta(meta);
     this.active.add(meta.id);
     return meta;
@@ -153,46 +174,37 @@ export class TapeStore {
    * that). Other runs (an import: its marker covers a kill) are written straight to LevelDB.
    */
   writer(runId: string, firstSeq = 0): EventWriter {
-    if (!this.active.has(runId)) return new EventWriter((events, sync) => this.putEvents(runId, events, sync), firstSeq);
+    this.writable();
+    if (!this.active.has(runId)) return new EventWriter((events, sync) => this.putBounded(runId, events, sync), firstSeq);
     // One writer per recorded run: its journal and the LevelDB writes behind it are that writer's.
     if (this.journaled.has(runId)) throw new Error(`run ${runId} already has a writer`);
-    const journal = Journal.open(this.dir, runId);
-    // Nobody waits for these LevelDB writes but `close`, finishRun and back-pressure: the journal
-    // already holds what they write. Group-committed, like any writer.
-    const behind = new EventWriter((events) => this.putEvents(runId, events, false), firstSeq, { gatherMs: BEHIND_GATHER_MS });
+    const journal = Journal.open(this.place.files, runId);
+    const { writer, behind } = recordingWriter(journal, (events) => this.putEvents(runId, events, false), firstSeq, (refused) =>
+      unrecordable(this.dir, runId, refused, 'recording'));
     this.journaled.set(runId, { journal, behind });
-    return new EventWriter(
-      async (events, sync, waited) => {
-        // A failed LevelDB write fails the recording (the journal keeps its events for the next open).
-        if (behind.error !== undefined) throw behind.error;
-        journal.append(events, sync);
-        // Growing the file costs a synced write of its own: done when nobody waits (journal.ts).
-        if (!waited) journal.reserve();
-        let last: Promise<void> | undefined;
-        for (const event of events) last = behind.append(event);
-        if (behind.pending >= MAX_BEHIND) await last;
-      },
-      firstSeq,
-      { settle: () => behind.close() },
+    return writer;
+  }
+
+  /** Put events; `lines`, when given, are their JSON (the text stored: not made again). */
+  private async putEvents(runId: string, events: RunEvent[], sync: boolean, lines?: readonly string[]): Promise<void> {
+    const value = (event: RunEvent, i: number): { value: unknown; valueEncoding?: 'utf8' } =>
+      lines === undefined ? { value: event } : { value: lines[i], valueEncoding: 'utf8' };
+    await this.level('write', () =>
+      this.db.batch(events.map((event, i) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), ...value(event, i) })), { sync }),
     );
   }
 
-  private async putEvents(runId: string, events: RunEvent[], sync: boolean): Promise<void> {
-    try {
-      await this.db.batch(
-        events.map((event) => ({ type: 'put' as const, sublevel: this.events, key: eventKey(runId, event.seq), value: event })),
-        { sync },
-      );
-    } catch (error) {
-      throw storeWriteFailed(this.dir, error);
-    }
+  /** Events not recorded through a journal (an import), each refused if a tape could not hold it. */
+  private async putBounded(runId: string, events: RunEvent[], sync: boolean): Promise<void> {
+    const { lines, refused } = eventLines(events);
+    if (refused !== undefined) throw unrecordable(this.dir, runId, refused, 'import');
+    await this.putEvents(runId, events, sync, lines);
   }
 
   /** Append one event durably (each call is its own write). Prefer `writer()` for many events. */
   async append(runId: string, event: RunEvent, options: { sync?: boolean } = {}): Promise<void> {
-    await this.db.batch([{ type: 'put', sublevel: this.events, key: eventKey(runId, event.seq), value: event }], {
-      sync: options.sync ?? false,
-    });
+    this.writable();
+    await this.putBounded(runId, [event], options.sync ?? false);
   }
 
   /** Mark a run finished. */
@@ -200,6 +212,7 @@ export class TapeStore {
     runId: string,
     end: { finalState?: TerminalState; totals?: RunTotals; eventCount: number; status?: 'complete' | 'incomplete' },
   ): Promise<RunMeta> {
+    this.writable();
     const meta = await this.getRun(runId);
     const finished: RunMeta = { ...meta, status: end.status ?? 'complete', eventCount: end.eventCount };
     if (end.finalState !== undefined) finished.finalState = end.finalState;
@@ -226,10 +239,13 @@ export class TapeStore {
    * marker has its events deleted at the next open; a failure (a bad line) deletes them at once.
    */
   async putRun(meta: RunMeta, events: AsyncIterable<RunEvent>): Promise<void> {
-    if ((await this.runs.get(meta.id)) !== undefined) {
+    this.writable();
+    if ((await this.readMeta(meta.id)) !== undefined) {
       throw new InvalidOptionError(`run ${meta.id} already exists in ${this.dir}`, { hint: `remove it first: agentctl rm ${meta.id}` });
     }
-    await this.db.batch([{ type: 'put', sublevel: this.imports, key: meta.id, value: { startedAt: new Date().toISOString() } }], { sync: true });
+    await this.level('write', () =>
+      this.db.batch([{ type: 'put', sublevel: this.imports, key: meta.id, value: { startedAt: new Date().toISOString() } }], { sync: true }),
+    );
     const writer = this.writer(meta.id);
     try {
       for await (const event of events) {
@@ -238,12 +254,14 @@ export class TapeStore {
         if (writer.pending >= 1024) await written;
       }
       await writer.close();
-      await this.db.batch(
-        [
-          { type: 'put', sublevel: this.runs, key: meta.id, value: meta },
-          { type: 'del', sublevel: this.imports, key: meta.id },
-        ],
-        { sync: true },
+      await this.level('write', () =>
+        this.db.batch(
+          [
+            { type: 'put', sublevel: this.runs, key: meta.id, value: meta },
+            { type: 'del', sublevel: this.imports, key: meta.id },
+          ],
+          { sync: true },
+        ),
       );
     } catch (error) {
       // Batches already handed to the writer land first; then they are deleted with the rest.
@@ -262,18 +280,21 @@ export class TapeStore {
   private async flushRun(runId: string): Promise<void> {
     const range = runRange(runId);
     const prefix = this.events.prefix;
-    try {
-      await (this.db as unknown as Compactable).compactRange(prefix + range.gte, prefix + range.lte);
-    } catch (error) {
-      throw storeWriteFailed(this.dir, error);
-    }
+    await this.level('write', () => (this.db as unknown as Compactable).compactRange(prefix + range.gte, prefix + range.lte));
   }
 
   /** Put back what recorders that died left in their journals (journal-recovery.ts). */
   private async replayJournals(warn: (message: string) => void): Promise<void> {
-    await recoverJournals(this.dir, {
+    await recoverJournals(this.place.files, {
       status: async (runId) => {
-        const meta = await this.runs.get(runId).catch(() => null);
+        let meta: unknown;
+        try {
+          meta = await this.runs.get(runId);
+        } catch (error) {
+          // Metadata that is not JSON is still a run's: its journal is put back all the same.
+          if ((error as { code?: unknown }).code !== 'LEVEL_DECODE_ERROR') throw storeFailure(this.place, error, 'read');
+          meta = null;
+        }
         return meta === undefined ? undefined : ((meta as RunMeta | null)?.status ?? null);
       },
       put: (runId, events) => this.putEvents(runId, events, false),
@@ -283,15 +304,14 @@ export class TapeStore {
 
   /** Delete what imports that never finished (their process was killed) left behind. */
   private async sweepImports(): Promise<void> {
-    const unfinished: string[] = [];
-    for await (const key of this.imports.keys()) unfinished.push(key);
+    const unfinished = await this.level('read', () => this.imports.keys().all());
     for (const runId of unfinished) await this.discardImport(runId);
   }
 
   private async discardImport(runId: string): Promise<void> {
     // The meta and the marker's removal are written together, so a marked run has no meta; checked anyway.
-    if ((await this.runs.get(runId)) === undefined) await this.events.clear(runRange(runId));
-    await this.db.batch([{ type: 'del', sublevel: this.imports, key: runId }], { sync: true });
+    if ((await this.level('read', () => this.runs.get(runId))) === undefined) await this.level('write', () => this.events.clear(runRange(runId)));
+    await this.level('write', () => this.db.batch([{ type: 'del', sublevel: this.imports, key: runId }], { sync: true }));
   }
 
   /** The meta of one run, by full id. Exit 10 when there is none. */
@@ -316,8 +336,10 @@ export class TapeStore {
 
   /** Every run, newest first, with `incomplete` for runs whose recorder died. */
   async *listRuns(): AsyncGenerator<RunMeta> {
-    for await (const [key, value] of this.runs.iterator({ reverse: true })) {
-      yield this.present(this.checkMeta(key, value));
+    try {
+      for await (const [key, value] of this.runs.iterator({ reverse: true })) yield this.present(this.checkMeta(key, value));
+    } catch (error) {
+      throw storeFailure(this.place, error, 'read');
     }
   }
 
@@ -329,7 +351,7 @@ export class TapeStore {
   /** A run's events in order, a batch at a time, the next read while the caller works on this one (store-events.ts). */
   async *readEventBatches(runId: string, size = 1000): AsyncGenerator<RunEvent[]> {
     await this.caughtUp(runId);
-    yield* readStoredBatches(this.events, runId, size, this.dir);
+    yield* readStoredBatches(this.events, runId, size, this.place);
   }
 
   /** For a run this process records: wait until LevelDB has what its journal has, so a read sees every written event. */
@@ -340,11 +362,12 @@ export class TapeStore {
   /** Number of events stored for a run (counts keys, does not decode values). */
   async countEvents(runId: string): Promise<number> {
     await this.caughtUp(runId);
-    return countStoredEvents(this.events, runId);
+    return this.level('read', () => countStoredEvents(this.events, runId));
   }
 
   /** Delete a run and all of its events. */
   async deleteRun(runId: string): Promise<void> {
+    this.writable();
     await this.getRun(runId);
     // A run deleted while this process records it: its journal goes too, once its LevelDB writes are done.
     const journaled = this.journaled.get(runId);
@@ -353,17 +376,13 @@ export class TapeStore {
       journaled.journal.remove();
       this.journaled.delete(runId);
     }
-    await this.events.clear(runRange(runId));
-    await this.db.batch([{ type: 'del', sublevel: this.runs, key: runId }], { sync: true });
+    await this.level('write', () => this.events.clear(runRange(runId)));
+    await this.level('write', () => this.db.batch([{ type: 'del', sublevel: this.runs, key: runId }], { sync: true }));
     this.active.delete(runId);
   }
 
   private async putMeta(meta: RunMeta): Promise<void> {
-    try {
-      await this.db.batch([{ type: 'put', sublevel: this.runs, key: meta.id, value: meta }], { sync: true });
-    } catch (error) {
-      throw storeWriteFailed(this.dir, error);
-    }
+    await this.level('write', () => this.db.batch([{ type: 'put', sublevel: this.runs, key: meta.id, value: meta }], { sync: true }));
   }
 
   private async readMeta(runId: string): Promise<RunMeta | undefined> {
@@ -374,7 +393,7 @@ export class TapeStore {
       if ((error as { code?: string }).code === 'LEVEL_DECODE_ERROR') {
         throw new TapeFormatError(`run ${runId}: stored metadata is not valid JSON`, { file: this.dir });
       }
-      throw error;
+      throw storeFailure(this.place, error, 'read');
     }
     return value === undefined ? undefined : this.present(this.checkMeta(runId, value));
   }

@@ -21,13 +21,18 @@ export interface CliOptions {
 
 /** Run `agentctl ...args` to completion and capture its output. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return runProgram(process.execPath, [...(options.nodeOptions ?? []), BIN, ...args], options);
+}
+
+/** Run any program to completion (the binary inside a sandbox, say) and capture its output. */
+export function runProgram(file: string, args: string[], options: Omit<CliOptions, 'nodeOptions'> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
     for (const [k, v] of Object.entries(options.env ?? {})) {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -26,7 +26,7 @@ export const DIFFERENT_EXIT_CODE = 7;
 export async function runDiff(refA: string, refB: string, options: DiffCommandOptions): Promise<void> {
   // Opened only when a side is a run id; shared, since LevelDB allows one handle per process.
   let store: Promise<TapeStore> | undefined;
-  const storeOnce = (): Promise<TapeStore> => (store ??= openStore(storeDir(options.store), { create: false }));
+  const storeOnce = (): Promise<TapeStore> => (store ??= openStore(storeDir(options.store), { readOnly: true }));
   try {
     const checked = checkedTapes();
     const a = await openTapeSource(refA, storeOnce, checked);

@@ -6,7 +6,7 @@ import { withStore } from '../with-store.js';
 
 /** `agentctl export <run> [-o file]`: a portable tape file, or JSONL on standard output. */
 export async function runExport(ref: string, options: GlobalOptions & { output?: string }): Promise<void> {
-  await withStore(options, { create: false }, async (store) => {
+  await withStore(options, { readOnly: true }, async (store) => {
     const meta = await store.resolveRun(ref);
     const events = store.readEvents(meta.id);
     if (options.output === undefined || options.output === '-') {

@@ -1,6 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
 import { recordedBy, type RunMeta } from '../../core/run-meta.js';
 import { printableJson } from '../../core/terminal-text.js';
+import { storeState } from '../../tape/store-files.js';
 import { clip, runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
@@ -8,12 +8,10 @@ import { withStore } from '../with-store.js';
 
 /** `agentctl ls`: runs newest first. A store that does not exist yet is an empty list, not created. */
 export async function runLs(options: GlobalOptions): Promise<void> {
-  const dir = storeDir(options.store);
-  // No store yet → an empty list; a file where the store should be → open() says what is wrong.
-  // With nothing at `dir` at all, LevelDB is not even loaded.
-  const isStore = async (): Promise<boolean> => (await import('../../tape/tape-store.js')).TapeStore.exists(dir);
-  const runs: RunMeta[] = existsSync(dir) && (!statSync(dir).isDirectory() || (await isStore()))
-    ? await withStore(options, { create: false }, async (store) => {
+  // No store yet → an empty list, and LevelDB is not even loaded; anything else — a store, a damaged
+  // one, a file where the store should be — is for open() to read or say what is wrong.
+  const runs: RunMeta[] = storeState(storeDir(options.store)) !== 'none'
+    ? await withStore(options, { readOnly: true }, async (store) => {
       const all: RunMeta[] = [];
       for await (const meta of store.listRuns()) all.push(meta);
       return all;

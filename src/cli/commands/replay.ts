@@ -55,8 +55,10 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
 
   // The store (and LevelDB with it) is loaded only when it is used: a tape file replayed with
   // --no-save never opens it (test/startup-imports.test.ts checks that `level` is not even loaded).
+  // With --no-save it is only read: a store this process may not write is read all the same.
   let store: TapeStore | undefined;
-  const storeNow = async (): Promise<TapeStore> => (store ??= await openStore(storeDir(options.store), { create: isTapePath(ref) }));
+  const storeNow = async (): Promise<TapeStore> =>
+    (store ??= await openStore(storeDir(options.store), options.save ? { create: isTapePath(ref) } : { readOnly: true }));
   const sigint = abortOnSigint();
   try {
     const source = await openTapeSource(ref, storeNow, checkedTapes());

@@ -7,7 +7,7 @@ import { withStore } from '../with-store.js';
 
 /** `agentctl show <run>`: a run's metadata and what its tape holds. */
 export async function runShow(ref: string, options: GlobalOptions): Promise<void> {
-  await withStore(options, { create: false }, async (store) => {
+  await withStore(options, { readOnly: true }, async (store) => {
     const meta = await store.resolveRun(ref);
     const byType: Partial<Record<RunEventType, number>> = {};
     const verdicts: Record<string, number> = {};

@@ -22,7 +22,7 @@ export async function runView(ref: string, options: GlobalOptions): Promise<void
   const events: RunEvent[] = [];
   let source;
   try {
-    source = await openTapeSource(ref, async () => (store ??= await openStore(storeDir(options.store), { create: false })), checkedTapes());
+    source = await openTapeSource(ref, async () => (store ??= await openStore(storeDir(options.store), { readOnly: true })), checkedTapes());
     for await (const event of source.events()) events.push(event);
   } finally {
     await store?.close();
