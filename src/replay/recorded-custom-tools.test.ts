@@ -147,6 +147,13 @@ describe('a run with a custom tool: record → export → import → replay', ()
     const meta = await imported.getRun(runId);
     const { result } = await replayOf({ meta, label: runId, events: () => each(changed) }, { tools: 'tape' });
     expect(result.verdict).toBe('reproduced');
+    // A run whose tape names the module without recording its tool (a tape from before they were):
+    // its hashes were never checked, so a replay with the user's config hashes every request, and the change is found.
+    const before = changed.map((e) => (e.type === 'run_start' ? { ...e, customTools: undefined } : e));
+    const config = parseConfig({ model: 'm', tools: ['read_file'], toolModules: ['send-email.mjs'], seed: 4 }, 'test config');
+    const hashed = await replayOf({ meta, label: runId, events: () => each(before) }, { tools: 'tape', config, configDir: TOOLS_DIR });
+    expect(hashed.result.verdict).toBe('diverged');
+    expect(hashed.result.firstDivergence?.step).toBe(1);
   });
 });
 

@@ -41,7 +41,10 @@ export interface ReplayOptions {
   allowSideEffects?: boolean;
   /** `--set key=value` what-if overrides: divergences they cause are expected. */
   overrides?: readonly string[];
-  /** A replacement config (`--config`): an unannounced change, so divergences are unexpected. */
+  /**
+   * A replacement config (`--config`): an unannounced change, so divergences are unexpected. Its tool
+   * modules are loaded (from `configDir`): the only way custom tools run on replay.
+   */
   config?: AgentConfig;
   strict?: boolean;
   /** Extra redaction patterns (`replay --redact`): the recording's own are not on the tape. */
@@ -51,6 +54,7 @@ export interface ReplayOptions {
   /** How `speed` waits (real time by default; tests give their own). */
   sleep?: (ms: number) => Promise<void>;
   workspace?: string;
+  /** Where the `toolModules` of `config` (the user's own) are resolved; a tape's own modules are never loaded. */
   configDir?: string;
   signal?: AbortSignal;
 }
