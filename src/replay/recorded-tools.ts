@@ -66,7 +66,7 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
 
   const sideEffects: CallPolicy = (call, _args, tool) => {
     const risky = !tool.idempotent || tool.mutating;
-    // A call with side effects is refused as such; one that would run but has no code here, as that.
+    // A call with side effects is refused for them; any other call of a tool the replay has no code for, for that.
     const sideEffect = risky && !options.allowSideEffects;
     if (!sideEffect && !options.recordedOnly.has(tool.name)) return undefined;
     if (recordedOutcome(call, false) !== undefined) return undefined;
