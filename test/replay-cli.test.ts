@@ -225,9 +225,17 @@ describe('record → replay', () => {
     // send_email is not idempotent: not re-run without --allow-side-effects (the recorded outcome is used).
     expect(existsSync(join(changedWs, 'outbox.jsonl'))).toBe(false);
 
+    // A custom tool runs live only from the user's own config: the tape's module is never loaded.
+    const tapeOnlyWs = await workspace('ws-tape-only');
+    const tapeOnly = await runCli(
+      ['replay', 'run', '--store', store, '--tools', 'live', '--allow-side-effects', '--workspace', tapeOnlyWs, '--json', '--no-save'],
+      { env: noModel },
+    );
+    expect(summaryOf(tapeOnly).verdict).toBe('reproduced');
+    expect(existsSync(join(tapeOnlyWs, 'outbox.jsonl'))).toBe(false);
     const allowWs = await workspace('ws-allow');
     const allowed = await runCli(
-      ['replay', 'run', '--store', store, '--tools', 'live', '--allow-side-effects', '--workspace', allowWs, '--json', '--no-save'],
+      ['replay', 'run', '--store', store, '--tools', 'live', '--allow-side-effects', '--config', config, '--workspace', allowWs, '--json', '--no-save'],
       { env: noModel },
     );
     expect(summaryOf(allowed).verdict).toBe('reproduced');
@@ -362,7 +370,7 @@ describe('record → replay', () => {
     }
   });
 
-  it('custom tool modules named relative to a config file elsewhere are found again on replay', async () => {
+  it('custom tool modules named relative to a config file elsewhere: the replay needs none of them (their tools are on the tape)', async () => {
     const cfgDir = join(dir, 'cfg');
     await mkdir(join(cfgDir, 'tools'), { recursive: true });
     await writeFile(join(cfgDir, 'tools', 'send-email.mjs'), await readFile(join(FIXTURES, 'tools', 'send-email.mjs')));
@@ -380,6 +388,7 @@ describe('record → replay', () => {
     } finally {
       await llm.close();
     }
+    await rm(join(cfgDir, 'tools'), { recursive: true });
     const replay = await runCli(['replay', 'run', '--store', store, '--json', '--no-save'], { env: noModel });
     expect(replay.code, replay.stderr).toBe(0);
     expect(summaryOf(replay)).toMatchObject({ verdict: 'reproduced' });

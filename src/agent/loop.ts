@@ -23,7 +23,7 @@ import { RequestBuilder } from './request-builder.js';
 import type { RecordedRequest } from './request-delta.js';
 import { EventStamper } from './run-events.js';
 import { runToolStep } from './tool-step.js';
-import type { ToolHost } from './tool-host.js';
+import { customToolSpecs, type ToolHost } from './tool-host.js';
 
 /** Where the next user message comes from in `--interactive` sessions; null ends the session. */
 export interface UserInput {
@@ -135,7 +135,12 @@ function* steps(
   // would make the tape grow with the square of the turn's length.
   const checkpoint = (): RunEvent => emit({ type: 'checkpoint', step, guardrails: { loop: guardrails.toJSON(), nudgesUsed } });
 
-  yield emit({ type: 'run_start', step, task: input.task, model: config.model, seed: config.seed, config: { ...config } });
+  // The custom tools as the run uses them: a replay answers them from the tape and never loads their code.
+  const customTools = customToolSpecs(deps.tools);
+  yield emit({
+    type: 'run_start', step, task: input.task, model: config.model, seed: config.seed, config: { ...config },
+    ...(customTools.length > 0 || config.toolModules.length > 0 ? { customTools } : {}),
+  });
   yield emit({ type: 'state', step, from: null, to: 'RUNNING', reason: 'task received' });
   const messages: ChatMessage[] = [];
   if (config.systemPrompt !== '') messages.push({ role: 'system', content: config.systemPrompt });

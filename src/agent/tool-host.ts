@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { ToolCall, ToolDefinition } from '../core/messages.js';
 import type { ToolSpec } from '../core/tools.js';
 import { denyUnknownTools, type CallPolicy } from '../guardrails/index.js';
-import { executeTool, hiddenEntries, type ToolRegistry } from '../tools/index.js';
+import { executeTool, hiddenEntries, isBuiltinToolName, specOf, type ToolRegistry } from '../tools/index.js';
 
 export interface ToolRunResult {
   status: 'ok' | 'error' | 'timeout';
@@ -50,4 +50,17 @@ export function liveToolHost(registry: ToolRegistry, options: LiveToolOptions): 
     },
     policies: [denyUnknownTools],
   };
+}
+
+/**
+ * The host's custom tools (every tool that is not built in), as specs, in the order the model sees
+ * them: what a run's `run_start` records, so a replay never needs the code that defined them.
+ */
+export function customToolSpecs(host: ToolHost): ToolSpec[] {
+  const specs: ToolSpec[] = [];
+  for (const { function: { name } } of host.definitions()) {
+    const spec = isBuiltinToolName(name) ? undefined : host.lookup(name);
+    if (spec !== undefined) specs.push(specOf(spec));
+  }
+  return specs;
 }

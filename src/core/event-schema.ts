@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { GATES, VERDICTS } from './decision-names.js';
 import { finiteNumber, jsonRecord, nonNegInt, runTotalsSchema, terminalStateSchema } from './run-meta-schema.js';
 import { AGENT_STATES } from './states.js';
+import { customToolsSchema } from './tool-spec-schema.js';
 
 /** A header name: an HTTP token. */
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -166,6 +167,13 @@ export const runStartEventSchema = z.strictObject({
   seed: z.number().int(),
   /** The effective configuration (no secrets). */
   config: jsonRecord,
+  /**
+   * The run's custom tools (from its config's `toolModules`), each as the run used it: what the model
+   * was shown of it, and its flags. Replay and the tape's request checks use these; the modules
+   * themselves are never loaded from a tape. Absent when the run had none (and on tapes from before
+   * they were recorded).
+   */
+  customTools: customToolsSchema.optional(),
 });
 
 export const stateEventSchema = z.strictObject({

@@ -1,22 +1,13 @@
 import type { z } from 'zod';
 import type { toolOutcomeStatusSchema } from './event-schema.js';
+import type { toolSpecSchema } from './tool-spec-schema.js';
 
 /**
  * Tool semantics (docs/guardrails.md §2). The guardrails read `idempotent` and `mutating`; the executor reads
- * `timeoutMs`; the provider sees `name`, `description` and `parameters`.
+ * `timeoutMs`; the provider sees `name`, `description` and `parameters`. The shape is the schema's
+ * (tool-spec-schema.ts), which documents each field.
  */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments object. */
-  parameters: Record<string, unknown>;
-  /** Same arguments → same effect: a second identical successful call is wasteful. */
-  idempotent: boolean;
-  /** Its success changes the workspace (resets identical-call and dedup memory). */
-  mutating: boolean;
-  /** Per-call time limit in milliseconds. */
-  timeoutMs: number;
-}
+export type ToolSpec = z.infer<typeof toolSpecSchema>;
 
 /** Defaults for a tool with no spec (a registry miss): idempotent, not mutating (docs/guardrails.md §2). */
 export const REGISTRY_MISS_SEMANTICS = { idempotent: true, mutating: false } as const;

@@ -31,8 +31,11 @@ const TIMING = new Set(['seq', 't', 'durationMs']);
 /** Under a what-if, thresholds (and the reasons that quote them) change on purpose. */
 const WHAT_IF_GUARDRAIL = new Set([...TIMING, 'threshold', 'reason']);
 const WHAT_IF_START = new Set([...TIMING, 'config']);
-/** A replacement config (`--config`): run_start's config and what it takes from it are the user's, not news. */
-const REPLACED_START = new Set([...TIMING, 'config', 'model', 'seed']);
+/**
+ * A replacement config (`--config`): run_start's config and what it takes from it — its model, seed and
+ * the custom tools its modules define — are the user's, not news.
+ */
+const REPLACED_START = new Set([...TIMING, 'config', 'model', 'seed', 'customTools']);
 /** Notes about the replay's course, not departures from the tape: never the first divergence. */
 const NOT_FIRST: ReadonlySet<DivergenceEvent['kind']> = new Set(['resync', 'exhausted', 'live']);
 

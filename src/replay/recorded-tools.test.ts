@@ -26,7 +26,7 @@ function host(recorded: (step: number) => readonly RunEvent[], ran: string[]): T
     policies: [],
   };
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
-  return replayToolHost({ live, recorded, state, mode: 'recorded', allowSideEffects: false });
+  return replayToolHost({ live, recorded, state, mode: 'recorded', recordedOnly: new Set(), allowSideEffects: false });
 }
 
 describe('the recorded tools of a replay', () => {

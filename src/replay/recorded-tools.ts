@@ -8,6 +8,10 @@
  * for is denied and the replay counts as exhausted there (it needs something the tape does not have)
  * — unless the tape lacks it only because its recording stopped during that call: then the replay
  * has reached the end of an unfinished tape, as when the recording stopped during a model call.
+ *
+ * In every mode a tool known only by its recorded spec (a custom tool of the tape: its code is never
+ * loaded from a tape, replay-tools.ts) never runs: its calls get their recorded outcomes, and one the
+ * tape has no outcome for is denied (rule `replay_tool_not_loaded`).
  */
 import type { RunEvent, ToolCallEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
@@ -22,6 +26,8 @@ export interface ReplayToolOptions {
   recorded: (step: number) => readonly RunEvent[];
   state: LoopProgress;
   mode: 'recorded' | 'live' | 'tape';
+  /** Tools known only by their recorded spec: they never run. */
+  recordedOnly: ReadonlySet<string>;
   allowSideEffects: boolean;
   /** Move the replay clock by a recorded tool duration. */
   advance?: (ms: number) => void;
@@ -60,8 +66,11 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
 
   const sideEffects: CallPolicy = (call, _args, tool) => {
     const risky = !tool.idempotent || tool.mutating;
-    if (!risky || options.allowSideEffects) return undefined;
+    // A call with side effects is refused for them; any other call of a tool the replay has no code for, for that.
+    const sideEffect = risky && !options.allowSideEffects;
+    if (!sideEffect && !options.recordedOnly.has(tool.name)) return undefined;
     if (recordedOutcome(call, false) !== undefined) return undefined;
+    if (!sideEffect) return notLoaded(tool.name);
     return {
       verdict: 'block',
       rule: 'replay_side_effects',
@@ -69,6 +78,14 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
       message: `${tool.name} was not run: this is a replay and the call is not on the tape; it could change things (pass --allow-side-effects to run it).`,
     };
   };
+
+  /** The decision on a call of a tool known only by its recorded spec that the tape has no outcome for. */
+  const notLoaded = (tool: string): PolicyDecision => ({
+    verdict: 'block',
+    rule: 'replay_tool_not_loaded',
+    reason: `${tool} is not on the tape, and the replay has only its recorded definition, not its code: not run`,
+    message: `${tool} was not run: this is a replay and the call is not on the tape; a custom tool runs on replay only from your own config (--config).`,
+  });
 
   /**
    * Whether the tape has no outcome for this call because its recording stopped during it: the tape
@@ -116,7 +133,7 @@ export function replayToolHost(options: ReplayToolOptions): ToolHost {
     policies: [...live.policies, options.mode === 'tape' ? tapeOnly : sideEffects],
     execute(call, args, spec, signal): ToolRunResult | Promise<ToolRunResult> {
       const risky = spec === undefined ? false : !spec.idempotent || spec.mutating;
-      const runLive = options.mode === 'live' ? !risky || options.allowSideEffects : false;
+      const runLive = options.mode === 'live' && !options.recordedOnly.has(call.function.name) ? !risky || options.allowSideEffects : false;
       // A recorded outcome is given as it is: the pipeline then does not wait.
       const recorded = recordedOutcome(call, true);
       if (!runLive && recorded !== undefined && recorded.status !== 'denied') {

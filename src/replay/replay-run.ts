@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { seededRandom } from '../core/clock.js';
 import { abandon, drive, isPromiseLike, nextOf, ready, run, wait, type Co } from '../core/coroutine.js';
-import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
+import type { DivergenceEvent, RunEvent, RunStartEvent, RunTotals } from '../core/events.js';
 import { InvalidOptionError, TapeFormatError } from '../core/errors.js';
 import { recordedBy, replayHint } from '../core/run-meta.js';
 import type { LlmClient, LlmRequest } from '../core/llm.js';
@@ -17,7 +17,6 @@ import type { TerminalState } from '../core/states.js';
 import type { AgentConfig } from '../agent/config.js';
 import { checkConfig } from '../agent/config-file.js';
 import { agentLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
-import { buildRegistry } from '../agent/tool-registry.js';
 import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from './tape-llm.js';
 import { createWorkspace, hiddenEntries } from '../tools/index.js';
@@ -25,6 +24,7 @@ import { ReplayComparator, type DivergenceInput } from './compare.js';
 import { checkPatchReach } from './patch-reach.js';
 import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
+import { replayTools } from './replay-tools.js';
 import type { LoopProgress } from './loop-progress.js';
 import { oneByOne, StepCursor } from './step-cursor.js';
 import { tapeInput } from './tape-input.js';
@@ -44,7 +44,10 @@ export interface ReplayOptions {
   allowSideEffects?: boolean;
   /** `--set key=value` what-if overrides: divergences they cause are expected. */
   overrides?: readonly string[];
-  /** A replacement config (`--config`): an unannounced change, so divergences are unexpected. */
+  /**
+   * A replacement config (`--config`): an unannounced change, so divergences are unexpected. Its tool
+   * modules are loaded (from `configDir`): the only way custom tools run on replay.
+   */
   config?: AgentConfig;
   strict?: boolean;
   /** Extra redaction patterns (`replay --redact`): the recording's own are not on the tape. */
@@ -56,6 +59,7 @@ export interface ReplayOptions {
   workspace?: string;
   /** A tape store's directory that no tool running live may reach, even when it lies in the workspace. */
   storeDir?: string;
+  /** Where the `toolModules` of `config` (the user's own) are resolved; a tape's own modules are never loaded. */
   configDir?: string;
   signal?: AbortSignal;
 }
@@ -209,12 +213,18 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     const named = Promise.resolve(yield* wait(createWorkspace(options.workspace)));
     workspaceNow = () => named;
   }
-  const registry = yield* wait(buildRegistry(config, options.configDir ?? process.cwd()));
+  // The tape's run_start (step 0, loaded now) says which custom tools the run had.
+  const stepZero = cursor.load(0);
+  const start = (isPromiseLike(stepZero) ? yield* wait(stepZero) : stepZero).events.find((event): event is RunStartEvent => event.type === 'run_start');
+  const { registry, recordedOnly, definitionsKnown } = yield* wait(replayTools({
+    config, usersConfig: options.config !== undefined, configDir: options.configDir ?? process.cwd(), start, label: source.label,
+  }));
   const tools = replayToolHost({
     live: liveToolHost(registry, { workspace: workspaceNow, clock, storeDir: options.storeDir }),
     recorded,
     state,
     mode: options.tools ?? 'recorded',
+    recordedOnly,
     allowSideEffects: options.allowSideEffects ?? false,
     advance,
     ...(source.meta.status === 'complete' ? {} : { recordingStoppedBy: (step: number) => cursor.endsBy(step) }),
@@ -257,9 +267,10 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // (RequestHasher.hash): it then has the recorded hash, which the tape file's checks verified (a
   // store holds what agentctl wrote), and is not hashed again — the tape's next event is always at
   // hand (the step is loaded), so a request that is the recorded one is always taken so. Only while
-  // the replay has followed the tape to the letter (no divergence of any kind so far), and only with
-  // built-in tools, whose definitions a tape file's checks verify each request's hash with.
-  const tape = config.toolModules.length === 0
+  // the replay has followed the tape to the letter (no divergence of any kind so far), and only for
+  // a tape whose tool definitions are known (built in, or recorded on it), which a tape file's checks
+  // verify each request's hash with.
+  const tape = definitionsKnown
     ? {
       recordedRequest: (step: number) =>
         (upcoming?.type === 'llm_request' && upcoming.step === step && comparator.all.length === 0 ? upcoming : undefined),

@@ -5,6 +5,7 @@
  * The quick check of tape events and headers: true only of a value the schema accepts as it is
  * (and parses to an equal value), with no zod loaded; false leaves the value to the schema, which
  * decides and words the error. Left to the schema (false whenever present):
+ *   event.run_start.customTools: a refinement (max_length) only the schema can run
  *   event.llm_error.http: a refinement (custom) only the schema can run
  *   event.llm_response.http: a refinement (custom) only the schema can run
  *   event.http_exchange: a refinement (custom) only the schema can run
@@ -66,6 +67,7 @@ function isEventRunStart(v: unknown): boolean {
       case 'model': if (!(typeof x === 'string')) return false; present++; break;
       case 'seed': if (!Number.isSafeInteger(x)) return false; present++; break;
       case 'config': if (!isJsonRecord(x)) return false; present++; break;
+      case 'customTools': return false; // left to the schema
       default: return false;
     }
   }

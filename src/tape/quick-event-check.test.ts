@@ -19,8 +19,8 @@ import { changed, holdsProtoKey, jsonChange } from './test-support/json-changes.
 import { arbitraryOf } from './test-support/schema-arbitrary.js';
 
 const COVERED: ReadonlySet<string> = new Set(QUICK_EVENT_TYPES);
-/** Fields a covered event may have that the quick check leaves to the schema (an HTTP reply: a refinement). */
-const LEFT_TO_SCHEMA = ['http'];
+/** Fields a covered event may have that the quick check leaves to the schema (an HTTP reply, a run's custom tools: refinements). */
+const LEFT_TO_SCHEMA = ['http', 'customTools'];
 const anyEvent = arbitraryOf(runEventSchema);
 const anyRunMeta = arbitraryOf(runMetaSchema);
 

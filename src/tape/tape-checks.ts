@@ -6,13 +6,15 @@
  * - order: `run_start` first and only once, `seq` consecutive, steps never decreasing, nothing after
  *   `run_end`;
  * - the recorded config (header and `run_start`) valid the way replay reads it: this version's
- *   defaults for settings added since, no unknown fields, tools that exist; `run_start`'s task,
+ *   defaults for settings added since, no unknown fields, tools that exist (built in, or among the
+ *   custom tools `run_start` records, each a valid spec within its bounds); `run_start`'s task,
  *   model, seed and config the header's (header-checks.ts, which also checks the header alone);
  * - the end agrees with the header: a `complete` run ends with `run_end`, the header's
  *   `eventCount`, `finalState` and `totals` are the events'. A tape cut short at a line boundary is
  *   refused unless its header says it is the export of an `incomplete` run;
- * - each request's `hash` is the hash of the request rebuilt from the deltas: a tape whose request
- *   content was changed after recording is refused, so a replay cannot say `reproduced` of a
+ * - each request's `hash` is the hash of the request rebuilt from the deltas and the tool
+ *   definitions (the built-ins', and the custom tools' as `run_start` records them): a tape whose
+ *   request content was changed after recording is refused, so a replay cannot say `reproduced` of a
  *   conversation that never took place.
  */
 import type { AgentConfig } from '../agent/config.js';
@@ -23,6 +25,7 @@ import type { LlmRequestEvent, RunEndEvent, RunEvent } from '../core/events.js';
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage, ToolDefinition } from '../core/messages.js';
 import type { RunMeta } from '../core/run-meta.js';
+import type { ToolSpec } from '../core/tools.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { checkRunStart } from './header-checks.js';
 
@@ -32,20 +35,25 @@ interface At {
   line: number;
 }
 
-/** The recorded config as replay reads it; a bad one is bad tape data (exit 9) at `at`. */
-export async function checkRecordedConfig(config: Record<string, unknown>, at: At): Promise<AgentConfig> {
+/**
+ * The recorded config as replay reads it, with the custom tools `run_start` records (`customTools`;
+ * none given for the header's config); a bad one is bad tape data (exit 9) at `at`.
+ */
+export async function checkRecordedConfig(config: Record<string, unknown>, at: At, customTools?: readonly ToolSpec[]): Promise<AgentConfig> {
   let parsed: AgentConfig;
   try {
     parsed = await checkConfig(config, 'the recorded config');
   } catch (error) {
     throw new TapeFormatError((error as Error).message, at);
   }
-  // Without tool modules the registry is built from names alone (no code is loaded): an unknown
-  // tool, or a time limit for a tool that is not enabled, would stop a replay before it starts.
-  if (parsed.toolModules.length === 0) {
-    const { buildRegistry } = await import('../agent/tool-registry.js');
+  // The registry is built from the recorded names and specs alone (no code is loaded): an unknown
+  // tool, a time limit for a tool that is not enabled, a custom tool with a built-in's name would
+  // stop a replay before it starts. A config whose tool modules' tools are not given (the header's,
+  // or a tape from before run_start recorded them) may name tools only those modules define.
+  if (customTools !== undefined || parsed.toolModules.length === 0) {
+    const { recordedRegistry } = await import('../agent/tool-registry.js');
     try {
-      await buildRegistry(parsed, process.cwd());
+      recordedRegistry(parsed, customTools ?? []);
     } catch (error) {
       throw new TapeFormatError(`the recorded config: ${(error as Error).message}`, at);
     }
@@ -53,15 +61,24 @@ export async function checkRecordedConfig(config: Record<string, unknown>, at: A
   return parsed;
 }
 
-/** What the request checks need of the tool registry; loaded with the run's config (see `start`). */
+/**
+ * What the request checks need of the tool registry; loaded with the run's config (see `start`).
+ * `custom`: the run's custom tools as its run_start records them, or null when it does not (a tape
+ * from before it did, whose tool modules' definitions are then unknown).
+ */
 interface ToolCatalog {
   isBuiltinToolName(name: string): boolean;
+  custom: readonly ToolSpec[] | null;
   definitions(names: readonly string[]): ToolDefinition[];
 }
 
-async function loadToolCatalog(): Promise<ToolCatalog> {
-  const [{ isBuiltinToolName }, { ToolRegistry }] = await Promise.all([import('../tools/builtins.js'), import('../tools/registry.js')]);
-  return { isBuiltinToolName, definitions: (names) => ToolRegistry.fromNames(names).definitions() };
+async function loadToolCatalog(start: { config: Record<string, unknown>; customTools?: ToolSpec[] | undefined }): Promise<ToolCatalog> {
+  const [{ isBuiltinToolName }, { ToolRegistry }, { specOnlyTool }, { recordedCustomTools }] = await Promise.all([
+    import('../tools/builtins.js'), import('../tools/registry.js'), import('../tools/tool.js'), import('../agent/tool-registry.js'),
+  ]);
+  const custom = recordedCustomTools(start);
+  const tools = (custom ?? []).map(specOnlyTool);
+  return { isBuiltinToolName, custom, definitions: (names) => ToolRegistry.fromNames(names, { custom: tools }).definitions() };
 }
 
 /**
@@ -92,9 +109,9 @@ export class TapeChecks {
   async start(event: RunEvent, line: number): Promise<void> {
     if (event.type === 'run_start' && event.seq === 0) {
       checkRunStart(this.meta, event, { file: this.file, line });
-      this.config = await checkRecordedConfig(event.config, { file: this.file, line });
+      this.config = await checkRecordedConfig(event.config, { file: this.file, line }, event.customTools);
       this.configIsEmpty = Object.keys(event.config).length === 0;
-      this.tools = await loadToolCatalog();
+      this.tools = await loadToolCatalog(event);
     }
     this.event(event, line);
   }
@@ -197,8 +214,9 @@ class RequestChecks {
   }
 
   /**
-   * The definitions the request was sent with, from its tool names: the built-ins are known; a
-   * custom tool's definition is in its module, not on the tape (null: the hash cannot be checked).
+   * The definitions the request was sent with, from its tool names: the built-ins are known, and a
+   * custom tool's is the one run_start records (null: a tape that does not record them, whose hash
+   * cannot be checked).
    */
   private toolDefinitions(names: readonly string[]): ToolDefinition[] | null | string {
     const key = names.join('\n');
@@ -208,10 +226,11 @@ class RequestChecks {
   }
 
   private definitionsOf(names: readonly string[]): ToolDefinition[] | null | string {
-    const custom = names.find((name) => !this.tools.isBuiltinToolName(name));
-    if (custom !== undefined) {
-      if (this.config.toolModules.length > 0) return null;
-      return `the request names tool '${custom}', which is not built in, and the recorded config loads no tool modules`;
+    const { custom } = this.tools;
+    const unknown = names.find((name) => !this.tools.isBuiltinToolName(name) && !custom?.some((tool) => tool.name === name));
+    if (unknown !== undefined) {
+      if (custom === null) return null;
+      return `the request names tool '${unknown}', which is neither built in nor one of the run's recorded custom tools`;
     }
     try {
       return this.tools.definitions(names);

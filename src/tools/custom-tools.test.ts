@@ -2,6 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../agent/load-config.js';
+import { buildRegistry } from '../agent/tool-registry.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { DEFAULT_CUSTOM_TIMEOUT_MS, loadCustomTools } from './custom-tools.js';
 import { executeTool } from './executor.js';
@@ -71,10 +73,27 @@ describe('loadCustomTools', () => {
     ['a non-boolean flag', `export default [${GOOD_TOOL}, { name: 'y', description: 'd', parameters: { type: 'object' }, idempotent: 'yes', run() {} }];`, /tools\[1\]\.idempotent/],
     ['a bad timeout', "export default [{ name: 'x', description: 'd', parameters: { type: 'object' }, timeoutMs: -1, run() {} }];", /tools\[0\]\.timeoutMs/],
     ['a duplicate name', `export default [${GOOD_TOOL}, ${GOOD_TOOL}];`, /defines tool 'ping' twice/],
+    // The bounds a tape's recorded spec is held to (core/tool-spec-schema.ts): a run never writes a tape that reads back refused.
+    ['a description too long for a tape', "export default [{ name: 'x', description: 'd'.repeat(16385), parameters: { type: 'object' }, run() {} }];", /tools\[0\]\.description/],
+    ['parameters too large for a tape', "export default [{ name: 'x', description: 'd', parameters: { type: 'object', p: 'p'.repeat(65536) }, run() {} }];", /at most 65536 characters/],
+    ['more tools than a tape holds', 'export default Array.from({ length: 129 }, (_, i) => ({ name: \'t\' + i, description: \'d\', parameters: { type: \'object\' }, run() {} }));', /tools: /],
   ])('refuses a module with %s, naming the module and the field', async (_what, source, message) => {
     const error = await loadError(source);
     expect(error.message).toMatch(/custom tools module tools\.mjs/);
     expect(error.message).toMatch(message);
     expect(error.exitCode).toBe(2);
+  });
+});
+
+describe('buildRegistry', () => {
+  it('refuses more custom tools in all than a tape holds, however many modules they come from', async () => {
+    const dir = await tempDir();
+    const many = (prefix: string): string =>
+      `export default Array.from({ length: 65 }, (_, i) => ({ name: '${prefix}' + i, description: 'd', parameters: { type: 'object' }, run() {} }));`;
+    await writeFile(join(dir, 'a.mjs'), many('a'));
+    await writeFile(join(dir, 'b.mjs'), many('b'));
+    const config = parseConfig({ tools: [], toolModules: ['a.mjs', 'b.mjs'] }, 'test config');
+    await expect(buildRegistry(config, dir)).rejects.toThrow(/130 custom tools: a run may have at most 128/);
+    await expect(buildRegistry({ ...config, toolModules: ['a.mjs'] }, dir)).resolves.toBeDefined();
   });
 });

@@ -2,7 +2,7 @@
  * Tools: the registry, the built-ins confined to a workspace, the bounded executor, and custom
  * tools loaded from JavaScript modules.
  */
-export { ToolError, specOf, type Tool, type ToolContext } from './tool.js';
+export { ToolError, specOf, specOnlyTool, type Tool, type ToolContext } from './tool.js';
 export { ToolRegistry, type RegistryOptions } from './registry.js';
 export { BUILTIN_TOOL_NAMES, createBuiltinTool, isBuiltinToolName, type BuiltinToolName, type BuiltinToolOptions } from './builtins.js';
 export { executeTool, type ExecuteOptions, type ExecuteResult } from './executor.js';

@@ -47,3 +47,15 @@ export function specOf(tool: ToolSpec): ToolSpec {
     timeoutMs: tool.timeoutMs,
   };
 }
+
+/**
+ * A tool known by its spec alone: a custom tool as a tape recorded it. A tape names code but never
+ * has it run (the module it names is not loaded), so this tool has nothing to run and refuses if
+ * asked; a replay gives its calls their recorded outcomes instead.
+ */
+export function specOnlyTool(spec: ToolSpec): Tool {
+  return {
+    ...specOf(spec),
+    run: () => Promise.reject(new ToolError(`${spec.name} was not run: only its recorded definition is known here, not its code`)),
+  };
+}

@@ -124,8 +124,9 @@ async function effectiveConfig(options: RecordOptions, configWasGiven: boolean):
   }
   if (options.redact !== undefined) overrides.push(`redact=${JSON.stringify([...config.redact, ...options.redact])}`);
   if (overrides.length > 0) config = applyOverrides(config, overrides);
-  // Recorded relative to where agentctl runs (not to the config file), which is where a replay
-  // looks for them: record and replay from the project root and custom tools are found again.
+  // Recorded relative to where agentctl runs (not to the config file), as the project's paths are
+  // written: for the reader of the tape (`show`), never for loading — a replay uses the tools'
+  // recorded definitions (run_start's customTools), and loads modules only from the user's --config.
   const configDir = configDirOf(options.config);
   return { ...config, toolModules: config.toolModules.map((m) => relative(process.cwd(), resolve(configDir, m)) || '.') };
 }

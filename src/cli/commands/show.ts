@@ -1,6 +1,7 @@
-import type { RunEventType } from '../../core/events.js';
+import type { RunEventType, RunStartEvent } from '../../core/events.js';
 import { recordedBy, type RunSource } from '../../core/run-meta.js';
 import { printableJson } from '../../core/terminal-text.js';
+import type { ToolSpec } from '../../core/tools.js';
 import { runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { withStore } from '../with-store.js';
@@ -12,13 +13,15 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
     const byType: Partial<Record<RunEventType, number>> = {};
     const verdicts: Record<string, number> = {};
     let events = 0;
+    let start: RunStartEvent | undefined;
     for await (const event of store.readEvents(meta.id)) {
       events++;
+      if (event.type === 'run_start') start = event;
       byType[event.type] = (byType[event.type] ?? 0) + 1;
       if (event.type === 'guardrail') verdicts[event.verdict] = (verdicts[event.verdict] ?? 0) + 1;
     }
     if (options.json) {
-      out(printableJson({ run: meta, events, eventTypes: byType, verdicts }));
+      out(printableJson({ run: meta, events, eventTypes: byType, verdicts, tools: runTools(meta.config, start?.customTools) }));
       return;
     }
     const rows = [
@@ -32,6 +35,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       ['model', meta.baseUrl === undefined ? meta.model : `${meta.model} at ${meta.baseUrl}`],
       ['seed', String(meta.seed)],
       ...sandboxRows(meta.config),
+      ...toolRows(meta.config, start?.customTools),
       ['events', String(events)],
     ];
     if (meta.totals !== undefined) {
@@ -61,6 +65,33 @@ export function sandboxRows(config: Record<string, unknown>): string[][] {
     return [['sandbox', `bubblewrap, network ${sandbox.network === true ? 'on' : 'off'}${shell ? '' : ' (exec_shell not enabled)'}`]];
   }
   return [];
+}
+
+/** A run's tools in the order the model saw them, from its recorded config and custom tools; `custom` marks the latter. */
+function runTools(config: Record<string, unknown>, customTools: readonly ToolSpec[] | undefined): { name: string; custom: boolean }[] {
+  const named = Array.isArray(config['tools']) ? config['tools'].filter((name): name is string => typeof name === 'string') : [];
+  const custom = new Set((customTools ?? []).map((tool) => tool.name));
+  return [...named, ...[...custom].filter((name) => !named.includes(name))].map((name) => ({ name, custom: custom.has(name) }));
+}
+
+/**
+ * A `tools` row (custom tools marked), and for a run that loaded tool modules a `tool modules` row
+ * naming them: as information only — replay and ci never load a module a recording names, they use
+ * the definitions its run_start recorded (a run recorded before they were, they cannot replay
+ * without the user's own config).
+ */
+function toolRows(config: Record<string, unknown>, customTools: readonly ToolSpec[] | undefined): string[][] {
+  const tools = runTools(config, customTools);
+  const modules = Array.isArray(config['toolModules']) ? config['toolModules'].map(String) : [];
+  const rows: string[][] = [];
+  if (tools.length > 0) rows.push(['tools', tools.map((tool) => (tool.custom ? `${tool.name} (custom)` : tool.name)).join(', ')]);
+  if (modules.length > 0) {
+    const how = customTools === undefined
+      ? "their tools' definitions are not recorded: replay with --config <file> that loads them"
+      : 'not loaded by replay or ci, which use the recorded definitions';
+    rows.push(['tool modules', `${modules.join(', ')} (${how})`]);
+  }
+  return rows;
 }
 
 const RECORDED_BY: Record<RunSource, string> = {

@@ -38,7 +38,10 @@ function plainArbitrary(node: ZodNode, checks: readonly ZodNode['_zod']['def'][]
       return json;
     case 'string': {
       const pattern = checks.find((c) => c.check === 'string_format' && c.pattern instanceof RegExp)?.pattern as RegExp | undefined;
-      return pattern === undefined ? fc.string({ maxLength: 12 }) : fc.stringMatching(pattern);
+      if (pattern !== undefined) return fc.stringMatching(pattern);
+      const min = checks.find((c) => c.check === 'min_length')?.minimum as number | undefined;
+      const max = checks.find((c) => c.check === 'max_length')?.maximum as number | undefined;
+      return fc.string({ minLength: min ?? 0, maxLength: Math.min(max ?? 12, Math.max(min ?? 0, 12)) });
     }
     case 'number': {
       const bound = (check: string): { value: number; excluded: boolean } | undefined => {
@@ -71,8 +74,13 @@ function plainArbitrary(node: ZodNode, checks: readonly ZodNode['_zod']['def'][]
       return fc.option(arbitrary(def.innerType as ZodNode), { nil: null });
     case 'array':
       return fc.array(arbitrary(def.element as ZodNode), { maxLength: 3 });
-    case 'record':
-      return fc.dictionary(arbitrary(def.keyType as ZodNode) as fc.Arbitrary<string>, arbitrary(def.valueType as ZodNode), { maxKeys: 3 });
+    case 'record': {
+      const keys = arbitrary(def.keyType as ZodNode) as fc.Arbitrary<string>;
+      const dictionary = fc.dictionary(keys, arbitrary(def.valueType as ZodNode), { maxKeys: 3 });
+      // A refined record may be a tool's JSON Schema, which must say `"type": "object"` (core/tool-spec-schema.ts):
+      // with it tried too, the schema's filter finds values.
+      return checks.some((c) => c.check === 'custom') ? fc.oneof(dictionary, dictionary.map((d) => ({ ...d, type: 'object' }))) : dictionary;
+    }
     case 'object': {
       const shape = def.shape as Record<string, ZodNode>;
       const fields: Record<string, fc.Arbitrary<unknown>> = {};

@@ -1,0 +1,50 @@
+/**
+ * The tool registry of a replay. A tape names code — its config's `toolModules` — but never has it
+ * run: a tape is untrusted input, and a module beside it would run with all of agentctl's rights. The
+ * run's custom tools are the specs its `run_start` recorded: the model is shown what it was shown,
+ * the guardrails read the recorded flags, and calls get their recorded outcomes (recorded-tools.ts).
+ * Custom tools run live only from the user's own config (`--config`), whose modules are the user's.
+ */
+import type { AgentConfig } from '../agent/config.js';
+import { buildRegistry, recordedCustomTools, recordedRegistry } from '../agent/tool-registry.js';
+import { InvalidOptionError } from '../core/errors.js';
+import type { RunStartEvent } from '../core/events.js';
+import type { ToolRegistry } from '../tools/index.js';
+
+export interface ReplayTools {
+  registry: ToolRegistry;
+  /** Tools known only by their recorded spec: they never run, whatever the replay's `--tools`. */
+  recordedOnly: ReadonlySet<string>;
+  /**
+   * Whether the tape's tool definitions are all known (built in, or recorded): a tape file's checks
+   * then verified every request's hash, which a replay may take as it is (RequestHasher.hash).
+   */
+  definitionsKnown: boolean;
+}
+
+export interface ReplayToolsOptions {
+  /** The config the replay runs with: the recorded one (with `--set` overrides), or the user's. */
+  config: AgentConfig;
+  /** True when `config` is the user's own (`--config`): its tool modules are loaded from `configDir`. */
+  usersConfig: boolean;
+  configDir: string;
+  /** The tape's `run_start` (undefined when the tape has none). */
+  start: RunStartEvent | undefined;
+  /** The tape, for messages. */
+  label: string;
+}
+
+export async function replayTools(options: ReplayToolsOptions): Promise<ReplayTools> {
+  const { config, start } = options;
+  const recorded = start === undefined ? [] : recordedCustomTools(start);
+  const definitionsKnown = recorded !== null;
+  if (options.usersConfig) return { registry: await buildRegistry(config, options.configDir), recordedOnly: new Set(), definitionsKnown };
+  if (recorded === null) {
+    const named = start?.config['toolModules'] as unknown[];
+    const modules = named.slice(0, 3).join(', ') + (named.length > 3 ? ` and ${named.length - 3} more` : '');
+    throw new InvalidOptionError(
+      `${options.label} was recorded with custom tools from ${modules}, and the tape does not record their definitions (agentctl never loads code a tape names): replay it with your own config that loads them, --config <file>`,
+    );
+  }
+  return { registry: recordedRegistry(config, recorded), recordedOnly: new Set(recorded.map((tool) => tool.name)), definitionsKnown };
+}
