@@ -81,10 +81,10 @@ beforeAll(async () => {
     const loop = runLoop({ task: 'remind me', config }, { llm: scriptedLlm(), tools: liveToolHost(registry, { workspace, clock }), clock, random: seededRandom(4), redact });
     let next = await loop.next();
     for (; next.done !== true; next = await loop.next()) await recorder.write(next.value);
-    await recorder.finish({ finalState: next.value.state, totals: next.value.totals });
+    const finished = await recorder.finish({ finalState: next.value.state, totals: next.value.totals });
     // Exported,
     tapePath = join(dir, 'email.tape.jsonl');
-    await writeTapeFile(tapePath, recorder.meta, recording.readEvents(recorder.meta.id));
+    await writeTapeFile(tapePath, finished, recording.readEvents(recorder.meta.id));
     runId = recorder.meta.id;
   } finally {
     await recording.close();
