@@ -27,7 +27,7 @@ export const ARG_SCHEMAS = {
     path: z.string().optional().describe('Directory path, relative to the workspace (default: the workspace itself)'),
   }),
   grep_files: z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression to search for, e.g. "TODO|FIXME"'),
+    pattern: z.string().min(1).describe('Regular expression (RE2 syntax) to search for, e.g. "TODO|FIXME"'),
     path: z.string().optional().describe('File or directory to search, relative to the workspace (default: the whole workspace)'),
   }),
   exec_shell: z.object({

@@ -77,7 +77,7 @@ const BUILTIN_ARGS_JSON = {
       pattern: {
         type: 'string',
         minLength: 1,
-        description: 'JavaScript regular expression to search for, e.g. "TODO|FIXME"',
+        description: 'Regular expression (RE2 syntax) to search for, e.g. "TODO|FIXME"',
       },
       path: {
         description: 'File or directory to search, relative to the workspace (default: the whole workspace)',

@@ -49,7 +49,7 @@ export function grepFilesTool(options: { timeoutMs?: number } = {}): Tool {
   return {
     name: 'grep_files',
     description:
-      `Search text files in the workspace for a regular expression (JavaScript syntax). Returns "path:line: text" for each matching line, at most ${MAX_GREP_MATCHES}. Skips .git, node_modules, binary and very large files.`,
+      `Search text files in the workspace for a regular expression (RE2 syntax: no lookaround or backreferences). Returns "path:line: text" for each matching line, at most ${MAX_GREP_MATCHES}. Skips .git, node_modules, binary and very large files.`,
     parameters: builtinArgsJson('grep_files'),
     idempotent: true,
     mutating: false,
