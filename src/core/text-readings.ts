@@ -1,0 +1,158 @@
+/**
+ * What a text says once its encodings are read: the redactor (redact.ts) looks for secrets in these
+ * readings, not only in the text as written, and replaces what it finds where it stands in the text.
+ *
+ * A secret reaches a recorder written in many ways: inside JSON text (a tool call's arguments, a
+ * request or reply body, the `data:` of a server-sent event), where a line break is the two
+ * characters `\n`, a quote is `\"`, a slash may be `\/` and any character `\uXXXX` — so a key at the
+ * start of a line stands right after a letter, and a secret holding a quote is no longer spelled as
+ * itself; inside JSON text inside JSON text (a streamed tool call's arguments in a raw event), once
+ * more escaped; or right after a terminal colour code (`ESC[32m`), whose last character is a letter.
+ *
+ * A reading decodes every JSON string escape of a text (whether or not the text is JSON: an escape is
+ * read wherever it is well formed), level after level while there are escapes left to read, then
+ * drops the terminal control sequences (CSI: `ESC [` … a final byte). Each character of a reading
+ * knows the part of the original text it came from, so a span found in it maps back to whole escape
+ * sequences of the original — the replacement goes where the secret was written, in its encoded form,
+ * and leaves the encoding around it (the JSON text) intact.
+ */
+
+/** One reading of a text: its characters, and for each where it was written in the original. */
+export interface Reading {
+  readonly text: string;
+  /** `[from[i], to[i])`: the part of the original text that reads as character i. */
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+}
+
+/** The answer for most texts, shared. */
+const NOTHING_TO_READ: readonly Reading[] = Object.freeze([]);
+
+/** JSON text in JSON text in JSON text: deeper than any recorder writes. */
+const MAX_LEVELS = 4;
+
+/** The single-character JSON escapes, by the character after the backslash. */
+const SIMPLE: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * The readings of a text, each one level of escapes further than the one before; the last has its
+ * terminal control sequences dropped as well. Empty when there is nothing to read (the text says what
+ * it is written as), which is most text: a check for a backslash or an escape character is all it costs.
+ */
+export function readings(input: string): readonly Reading[] {
+  const backslash = input.indexOf('\\') !== -1;
+  if (!backslash && input.indexOf('\x1b') === -1) return NOTHING_TO_READ;
+  const out: Reading[] = [];
+  if (backslash) {
+    let current: Reading | undefined;
+    for (let level = 0; level < MAX_LEVELS; level++) {
+      const next = decodeEscapes(current, input);
+      if (next === undefined) break;
+      out.push(next);
+      current = next;
+      if (next.text.indexOf('\\') === -1) break;
+    }
+  }
+  const last = out.length === 0 ? undefined : out[out.length - 1];
+  const plain = last === undefined ? input : last.text;
+  if (plain.indexOf('\x1b') !== -1) {
+    const stripped = dropControlSequences(last, input);
+    if (stripped !== undefined) out.push(stripped);
+  }
+  return out;
+}
+
+/** Original `[start, end)` of the part `[start, end)` of a reading (a non-empty one). */
+export function originalSpan(reading: Reading, start: number, end: number): [number, number] {
+  return [reading.from[start] as number, reading.to[end - 1] as number];
+}
+
+/** The value of four hex digits at `at`, or -1. */
+function hex4(text: string, at: number): number {
+  let value = 0;
+  for (let k = at; k < at + 4; k++) {
+    const c = text.charCodeAt(k);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/** One level of JSON string escapes decoded; undefined when the text has none that is well formed. */
+function decodeEscapes(base: Reading | undefined, input: string): Reading | undefined {
+  const text = base === undefined ? input : base.text;
+  const n = text.length;
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  let out = '';
+  let count = 0;
+  let copied = 0;
+  let changed = false;
+  let i = 0;
+  while (i < n) {
+    let width = 1;
+    let char: string | undefined;
+    if (text.charCodeAt(i) === 92 /* \ */ && i + 1 < n) {
+      const next = text[i + 1] as string;
+      const simple = SIMPLE[next];
+      if (simple !== undefined) {
+        char = simple;
+        width = 2;
+      } else if (next === 'u') {
+        const code = hex4(text, i + 2);
+        if (code >= 0) {
+          char = String.fromCharCode(code);
+          width = 6;
+        }
+      }
+    }
+    if (char !== undefined) {
+      out += text.slice(copied, i) + char;
+      copied = i + width;
+      changed = true;
+    }
+    from[count] = base === undefined ? i : (base.from[i] as number);
+    to[count] = base === undefined ? i + width : (base.to[i + width - 1] as number);
+    count++;
+    i += width;
+  }
+  if (!changed) return undefined;
+  out += text.slice(copied);
+  return { text: out, from: from.subarray(0, count), to: to.subarray(0, count) };
+}
+
+/**
+ * The reading with its terminal control sequences (`ESC [`, parameter bytes 0x30–0x3F, intermediate
+ * bytes 0x20–0x2F, a final byte 0x40–0x7E) left out; undefined when it has none.
+ */
+function dropControlSequences(base: Reading | undefined, input: string): Reading | undefined {
+  const text = base === undefined ? input : base.text;
+  const n = text.length;
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  let out = '';
+  let count = 0;
+  let copied = 0;
+  let i = 0;
+  while (i < n) {
+    if (text.charCodeAt(i) === 0x1b && text.charCodeAt(i + 1) === 0x5b /* [ */) {
+      let end = i + 2;
+      while (end < n && text.charCodeAt(end) >= 0x30 && text.charCodeAt(end) <= 0x3f) end++;
+      while (end < n && text.charCodeAt(end) >= 0x20 && text.charCodeAt(end) <= 0x2f) end++;
+      if (end < n && text.charCodeAt(end) >= 0x40 && text.charCodeAt(end) <= 0x7e) {
+        out += text.slice(copied, i);
+        copied = end + 1;
+        i = end + 1;
+        continue;
+      }
+    }
+    from[count] = base === undefined ? i : (base.from[i] as number);
+    to[count] = base === undefined ? i + 1 : (base.to[i] as number);
+    count++;
+    i++;
+  }
+  if (copied === 0) return undefined;
+  out += text.slice(copied);
+  return { text: out, from: from.subarray(0, count), to: to.subarray(0, count) };
+}
