@@ -88,38 +88,53 @@ function decodeEscapes(base: Reading | undefined, input: string): Reading | unde
   let out = '';
   let count = 0;
   let copied = 0;
-  let changed = false;
   let i = 0;
   while (i < n) {
+    // The characters up to the next backslash read as themselves.
+    const slash = text.indexOf('\\', i);
+    const stop = slash === -1 || slash === n - 1 ? n : slash;
+    count = copyPlaces(base, i, stop, from, to, count);
+    if (stop === n) break;
     let width = 1;
     let char: string | undefined;
-    if (text.charCodeAt(i) === 92 /* \ */ && i + 1 < n) {
-      const next = text[i + 1] as string;
-      const simple = SIMPLE[next];
-      if (simple !== undefined) {
-        char = simple;
-        width = 2;
-      } else if (next === 'u') {
-        const code = hex4(text, i + 2);
-        if (code >= 0) {
-          char = String.fromCharCode(code);
-          width = 6;
-        }
+    const next = text[stop + 1] as string;
+    const simple = SIMPLE[next];
+    if (simple !== undefined) {
+      char = simple;
+      width = 2;
+    } else if (next === 'u') {
+      const code = hex4(text, stop + 2);
+      if (code >= 0) {
+        char = String.fromCharCode(code);
+        width = 6;
       }
     }
     if (char !== undefined) {
-      out += text.slice(copied, i) + char;
-      copied = i + width;
-      changed = true;
+      out += text.slice(copied, stop) + char;
+      copied = stop + width;
     }
-    from[count] = base === undefined ? i : (base.from[i] as number);
-    to[count] = base === undefined ? i + width : (base.to[i + width - 1] as number);
+    from[count] = base === undefined ? stop : (base.from[stop] as number);
+    to[count] = base === undefined ? stop + width : (base.to[stop + width - 1] as number);
     count++;
-    i += width;
+    i = stop + width;
   }
-  if (!changed) return undefined;
+  if (copied === 0) return undefined;
   out += text.slice(copied);
   return { text: out, from: from.subarray(0, count), to: to.subarray(0, count) };
+}
+
+/** Characters `[start, stop)` of a text read as themselves: their places, from `count` on; the new count. */
+function copyPlaces(base: Reading | undefined, start: number, stop: number, from: Int32Array, to: Int32Array, count: number): number {
+  if (base === undefined) {
+    for (let k = start; k < stop; k++, count++) {
+      from[count] = k;
+      to[count] = k + 1;
+    }
+    return count;
+  }
+  from.set(base.from.subarray(start, stop), count);
+  to.set(base.to.subarray(start, stop), count);
+  return count + stop - start;
 }
 
 /**
