@@ -83,6 +83,8 @@ describe('what the redactor leaves alone', () => {
     ['identifiers and paths', 'src/components/ButtonGroupWithIconsAndLabels.tsx and call_9f8e7d6c5b4a39281706f5e4'],
     ['a url without a password', 'https://user@example.com:8443/path?q=1 and postgres://db:5432/app'],
     ['a uuid', 'request 123e4567-e89b-12d3-a456-426614174000 done'],
+    ['a value named like a secret, of low entropy', '{"session_token": "aaaabbbb1111", "api_key": "test_key_value_1"}'],
+    ['forty base64 characters of low entropy', 'AAAAAAAAAAaaaaaaaaaa1111111111AAAAAAAAAA'],
   ])('%s', (_what, text) => {
     expect(redact.text(text)).toBe(text);
     expect(redact.text(JSON.stringify({ content: text }))).toBe(JSON.stringify({ content: text }));
