@@ -19,13 +19,13 @@ export class KeywordIndex {
   /** `state * width + class` → next state, times `width` (the row where it starts). */
   private readonly next: Int32Array;
   /**
-   * The keywords that end in a state, at the state's row: `ends[endAt[row]…endAt[row + 1])` — one flat
-   * list, so the loop reads typed arrays only. `endAt[row] === endAt[row + 1]`: none.
+   * The keywords that end in a state: `ends[endAt[id]…endAt[id + 1])` for the state whose row starts
+   * at `id * width` — one flat list, so the loop reads typed arrays only.
    */
   private readonly ends: Int32Array;
   private readonly endAt: Int32Array;
-  /** 1 at the row of each state some keyword ends in: one byte read a character, for most of them all. */
-  private readonly flagged: Uint8Array;
+  /** The row of the first state some keyword ends in: every state from there on is one. */
+  private readonly firstEnd: number;
   private readonly keywordCount: number;
 
   /** 1 for each base64 character. */
@@ -86,21 +86,27 @@ export class KeywordIndex {
         }
       }
     }
-    this.next = new Int32Array(trie.length * classCount);
-    this.endAt = new Int32Array(trie.length * classCount + 1);
-    const ends: number[] = [];
-    trie.forEach((row, state) => {
-      for (let c = 0; c < classCount; c++) this.next[state * classCount + c] = (row[c] as number) * classCount;
-      // Only a state's own row start holds its keywords; the other cells of the row are empty.
-      for (let c = 0; c < classCount; c++) {
-        this.endAt[state * classCount + c] = ends.length;
-        if (c === 0) ends.push(...[...new Set(found[state] as number[])].sort((a, b) => a - b));
-      }
+    // States renumbered: those no keyword ends in first, then the others, so that "a keyword ends
+    // here" is a comparison of the state with `firstEnd`, not another array read a character.
+    const ending = (state: number): boolean => (found[state] as number[]).length > 0;
+    const order = [...trie.keys()].sort((x, y) => Number(ending(x)) - Number(ending(y)) || x - y);
+    const renamed = new Int32Array(trie.length);
+    order.forEach((state, id) => {
+      renamed[state] = id;
     });
-    this.endAt[trie.length * classCount] = ends.length;
+    this.next = new Int32Array(trie.length * classCount);
+    this.endAt = new Int32Array(trie.length + 1);
+    const ends: number[] = [];
+    order.forEach((state, id) => {
+      const row = trie[state] as Int32Array;
+      for (let c = 0; c < classCount; c++) this.next[id * classCount + c] = (renamed[row[c] as number] as number) * classCount;
+      this.endAt[id] = ends.length;
+      ends.push(...[...new Set(found[state] as number[])].sort((x, y) => x - y));
+    });
+    this.endAt[trie.length] = ends.length;
     this.ends = Int32Array.from(ends);
-    this.flagged = new Uint8Array(this.next.length);
-    for (let row = 0; row < this.next.length; row++) if (this.endAt[row] !== this.endAt[row + 1]) this.flagged[row] = 1;
+    const first = order.findIndex(ending);
+    this.firstEnd = first === -1 ? Infinity : first * classCount;
     this.keywordCount = keywords.length;
   }
 
@@ -116,15 +122,18 @@ export class KeywordIndex {
    * characters at least `minRun` long starts: pushed onto `runs`.
    */
   scan(text: string, seen: Uint8Array, found: Int32Array, runs: number[]): number {
-    const { classes, next, flagged, ends, endAt, base64, minRun } = this;
+    const { classes, next, firstEnd, ends, endAt, base64, minRun, width } = this;
+    // A text too short to hold a long enough run (most) goes through the loop without counting runs.
+    const counting = text.length >= minRun;
     let state = 0;
     let run = 0;
     let count = 0;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       state = next[state + (classes[code] as number)] as number;
-      if (flagged[state] === 1) {
-        for (let e = endAt[state] as number, stop = endAt[state + 1] as number; e < stop; e++) {
+      if (state >= firstEnd) {
+        const id0 = state / width;
+        for (let e = endAt[id0] as number, stop = endAt[id0 + 1] as number; e < stop; e++) {
           const id = ends[e] as number;
           if (seen[id] === 0) {
             seen[id] = 1;
@@ -132,6 +141,7 @@ export class KeywordIndex {
           }
         }
       }
+      if (!counting) continue;
       if (base64[code] === 1) {
         run++;
       } else {

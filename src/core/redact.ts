@@ -22,6 +22,9 @@ import { originalSpan, readings, type Reading } from './text-readings.js';
 
 export const REDACTED = '[REDACTED]';
 
+/** The shortest secret: an exact value shorter is ignored, and no built-in rule matches fewer characters. */
+export const MIN_SECRET_LENGTH = 8;
+
 /** Environment variables whose values are secrets by their name. */
 export const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY)/i;
 
@@ -92,14 +95,16 @@ export function runRedactor(options: { apiKey?: string | null; env?: NodeJS.Proc
 }
 
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  const secrets = [...new Set((options.secrets ?? []).filter((s) => s.length >= 8))];
+  const secrets = [...new Set((options.secrets ?? []).filter((s) => s.length >= MIN_SECRET_LENGTH))];
   const patterns: readonly UserPattern[] = compilePatterns(options.patterns ?? []);
   const rules = builtInRules();
 
   /** No spans: one shared, frozen array for the common answer. */
   const NONE = Object.freeze([]) as unknown as Span[];
   const spans = (input: string): Span[] => {
-    const found: [number, number][] = [];
+    // Nothing shorter than a secret can be one (the rules' shortest match is as long: secret-rules.test.ts).
+    if (input.length < MIN_SECRET_LENGTH && patterns.length === 0) return NONE;
+    const found = scratch;
     const views = readings(input);
     // Not `views[views.length - 1]` on an empty list: an index of -1 is a slow property lookup.
     const deepest = views.length === 0 ? undefined : views[views.length - 1];
@@ -112,7 +117,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       patternSpans(input, pattern, undefined, found);
       if (deepest !== undefined) patternSpans(deepest.text, pattern, deepest, found);
     }
-    return found.length === 0 ? NONE : merge(found);
+    if (found.length === 0) return NONE;
+    const out = merge(found.slice());
+    found.length = 0;
+    return out;
   };
 
   const text = (input: string): string => replaceSpans(input, spans(input));
@@ -144,6 +152,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const keepsHex = patterns.length === 0 && secrets.every((secret) => /[^0-9a-f]/.test(secret));
   return Object.assign(<T>(value: T): T => walk(value) as T, { text, spans, keepsHex });
 }
+
+/**
+ * Where a call of a redactor's `spans` gathers what it finds, shared by every call: a call runs to its
+ * end before the next begins, and most find nothing (no list made for them).
+ */
+const scratch: [number, number][] = [];
 
 /** A span `[start, end)` of `text` (a reading, or the original when `view` is undefined), added to `found` in the original's terms. */
 function add(found: [number, number][], view: Reading | undefined, start: number, end: number): void {

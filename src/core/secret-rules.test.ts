@@ -6,8 +6,10 @@
  * redactor uses the table on every sample, in every encoding: redact-rules.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { Span } from './redact.js';
+import fc from 'fast-check';
+import { MIN_SECRET_LENGTH, type Span } from './redact.js';
 import { SECRET_RULES, type SecretRule } from './secret-rules.js';
+import { everyRuleSpans } from './test-support/every-rule.js';
 import { RULE_SAMPLES, type RuleSample } from './test-support/secrets.js';
 
 /**
@@ -100,6 +102,16 @@ describe('the table of secret rules', () => {
       for (const keyword of rule.keywords) expect(keyword, rule.id).toMatch(/^[\x20-\x40\x5b-\x7e]+$/);
       if (rule.unless !== undefined) expect(() => new RegExp(rule.unless as string, 'i'), rule.id).not.toThrow();
     }
+  });
+
+  it(`has no rule that matches fewer than ${MIN_SECRET_LENGTH} characters (the redactor skips a shorter text)`, () => {
+    const piece = fc.oneof(fc.constantFrom(...SECRET_RULES.flatMap((rule) => rule.keywords)), fc.string({ maxLength: 3 }), fc.constantFrom(':', '@', '=', '\n', ' ', '|'));
+    const short = fc.array(piece, { maxLength: 4 }).map((parts) => parts.join('').slice(0, MIN_SECRET_LENGTH - 1));
+    fc.assert(fc.property(short, (text) => {
+      expect(everyRuleSpans(text)).toEqual([]);
+    }), { numRuns: 3000 });
+    // The shortest shapes there are: a password in a URL, a user's password on a curl command line.
+    expect(everyRuleSpans('ab://:x@').length).toBe(1);
   });
 
   it('has samples that hold what they say is secret, and no two alike', () => {
