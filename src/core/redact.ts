@@ -307,8 +307,8 @@ export const NO_REDACTION: Redactor = Object.assign(<T>(value: T): T => value, {
   keepsHex: true,
 });
 
-/** Sorted spans with overlapping and touching ones merged. */
-function merge(spans: [number, number][]): Span[] {
+/** Sorted spans with overlapping and touching ones merged (the list given is sorted in place). */
+export function merge(spans: [number, number][]): Span[] {
   if (spans.length <= 1) return spans;
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const out: [number, number][] = [];

@@ -79,8 +79,43 @@ function hex4(text: string, at: number): number {
   return value;
 }
 
+/** What a part of a text starting at `i` reads as: its width and the character it reads as ('' for none); undefined: `text[i]` reads as itself. */
+type Part = (text: string, i: number) => readonly [number, string] | undefined;
+
+/** A JSON string escape: `\n`, `\"`, `\/`, `\uXXXX`… (a backslash that starts none reads as itself). */
+const escape: Part = (text, i) => {
+  const next = text[i + 1];
+  const simple = next === undefined ? undefined : SIMPLE[next];
+  if (simple !== undefined) return [2, simple];
+  const code = next === 'u' ? hex4(text, i + 2) : -1;
+  return code >= 0 ? [6, String.fromCharCode(code)] : undefined;
+};
+
+/** A terminal control sequence: `ESC [`, parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, a final byte 0x40–0x7E. */
+const controlSequence: Part = (text, i) => {
+  if (text.charCodeAt(i + 1) !== 0x5b /* [ */) return undefined;
+  const n = text.length;
+  let end = i + 2;
+  while (end < n && text.charCodeAt(end) >= 0x30 && text.charCodeAt(end) <= 0x3f) end++;
+  while (end < n && text.charCodeAt(end) >= 0x20 && text.charCodeAt(end) <= 0x2f) end++;
+  return end < n && text.charCodeAt(end) >= 0x40 && text.charCodeAt(end) <= 0x7e ? [end + 1 - i, ''] : undefined;
+};
+
 /** One level of JSON string escapes decoded; undefined when the text has none that is well formed. */
 function decodeEscapes(base: Reading | undefined, input: string): Reading | undefined {
+  return reread(base, input, '\\', escape);
+}
+
+/** The reading with its terminal control sequences left out; undefined when it has none. */
+function dropControlSequences(base: Reading | undefined, input: string): Reading | undefined {
+  return reread(base, input, '\x1b', controlSequence);
+}
+
+/**
+ * A reading of `base` (or of the original) with each part that starts at a `lead` character read as
+ * `part` says; undefined when no part reads as anything but itself.
+ */
+function reread(base: Reading | undefined, input: string, lead: string, part: Part): Reading | undefined {
   const text = base === undefined ? input : base.text;
   const n = text.length;
   const from = new Int32Array(n);
@@ -90,32 +125,22 @@ function decodeEscapes(base: Reading | undefined, input: string): Reading | unde
   let copied = 0;
   let i = 0;
   while (i < n) {
-    // The characters up to the next backslash read as themselves.
-    const slash = text.indexOf('\\', i);
-    const stop = slash === -1 || slash === n - 1 ? n : slash;
+    // The characters up to the next lead character read as themselves.
+    const found = text.indexOf(lead, i);
+    const stop = found === -1 ? n : found;
     count = copyPlaces(base, i, stop, from, to, count);
     if (stop === n) break;
-    let width = 1;
-    let char: string | undefined;
-    const next = text[stop + 1] as string;
-    const simple = SIMPLE[next];
-    if (simple !== undefined) {
-      char = simple;
-      width = 2;
-    } else if (next === 'u') {
-      const code = hex4(text, stop + 2);
-      if (code >= 0) {
-        char = String.fromCharCode(code);
-        width = 6;
-      }
-    }
-    if (char !== undefined) {
+    const read = part(text, stop);
+    const [width, char] = read ?? [1, text[stop] as string];
+    if (read !== undefined) {
       out += text.slice(copied, stop) + char;
       copied = stop + width;
     }
-    from[count] = base === undefined ? stop : (base.from[stop] as number);
-    to[count] = base === undefined ? stop + width : (base.to[stop + width - 1] as number);
-    count++;
+    if (char !== '') {
+      from[count] = base === undefined ? stop : (base.from[stop] as number);
+      to[count] = base === undefined ? stop + width : (base.to[stop + width - 1] as number);
+      count++;
+    }
     i = stop + width;
   }
   if (copied === 0) return undefined;
@@ -135,39 +160,4 @@ function copyPlaces(base: Reading | undefined, start: number, stop: number, from
   from.set(base.from.subarray(start, stop), count);
   to.set(base.to.subarray(start, stop), count);
   return count + stop - start;
-}
-
-/**
- * The reading with its terminal control sequences (`ESC [`, parameter bytes 0x30–0x3F, intermediate
- * bytes 0x20–0x2F, a final byte 0x40–0x7E) left out; undefined when it has none.
- */
-function dropControlSequences(base: Reading | undefined, input: string): Reading | undefined {
-  const text = base === undefined ? input : base.text;
-  const n = text.length;
-  const from = new Int32Array(n);
-  const to = new Int32Array(n);
-  let out = '';
-  let count = 0;
-  let copied = 0;
-  let i = 0;
-  while (i < n) {
-    if (text.charCodeAt(i) === 0x1b && text.charCodeAt(i + 1) === 0x5b /* [ */) {
-      let end = i + 2;
-      while (end < n && text.charCodeAt(end) >= 0x30 && text.charCodeAt(end) <= 0x3f) end++;
-      while (end < n && text.charCodeAt(end) >= 0x20 && text.charCodeAt(end) <= 0x2f) end++;
-      if (end < n && text.charCodeAt(end) >= 0x40 && text.charCodeAt(end) <= 0x7e) {
-        out += text.slice(copied, i);
-        copied = end + 1;
-        i = end + 1;
-        continue;
-      }
-    }
-    from[count] = base === undefined ? i : (base.from[i] as number);
-    to[count] = base === undefined ? i + 1 : (base.to[i] as number);
-    count++;
-    i++;
-  }
-  if (copied === 0) return undefined;
-  out += text.slice(copied);
-  return { text: out, from: from.subarray(0, count), to: to.subarray(0, count) };
 }

@@ -3,7 +3,7 @@
  * text's deepest reading, whatever keywords the text holds (the rules for a key standing alone, tried
  * at each run, as the redactor tries them).
  */
-import { compileRules, type Span } from '../redact.js';
+import { compileRules, merge, type Span } from '../redact.js';
 import { SECRET_RULES } from '../secret-rules.js';
 import { readings } from '../text-readings.js';
 
@@ -18,12 +18,5 @@ export function everyRuleSpans(text: string): Span[] {
   const views = readings(text);
   const deepest = views.length === 0 ? undefined : views[views.length - 1];
   everyRule.spans(deepest?.text ?? text, deepest, found);
-  found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const out: [number, number][] = [];
-  for (const span of found) {
-    const last = out[out.length - 1];
-    if (last !== undefined && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
-    else out.push([span[0], span[1]]);
-  }
-  return out;
+  return merge(found);
 }
