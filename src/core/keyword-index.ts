@@ -46,66 +46,55 @@ export class KeywordIndex {
     }
     this.width = classCount;
 
-    // The trie, then the failure links breadth first, each state's transitions completed from its
-    // failure state's, and its keywords joined with those of its failure state.
-    const trie: Int32Array[] = [new Int32Array(classCount).fill(-1)];
-    const found: number[][] = [[]];
+    // The trie (sparse), its failure links breadth first (each node's keywords joined with those of
+    // its failure node), then the table: each node's row a copy of its failure node's, its own edges
+    // written over it — copies, not a loop over every cell, so that making an index is quick even
+    // before the code that makes it is optimised (it is made once, when a command starts).
+    interface Node { edges: Map<number, Node>; ends: number[]; fail: Node | null; id: number }
+    const node = (): Node => ({ edges: new Map(), ends: [], fail: null, id: 0 });
+    const root = node();
     keywords.forEach((keyword, id) => {
-      let state = 0;
+      let at = root;
       for (const char of keyword.toLowerCase()) {
         const c = this.classes[char.charCodeAt(0)] as number;
-        const row = trie[state] as Int32Array;
-        if (row[c] === -1) {
-          row[c] = trie.length;
-          trie.push(new Int32Array(classCount).fill(-1));
-          found.push([]);
-        }
-        state = row[c] as number;
+        let next = at.edges.get(c);
+        if (next === undefined) at.edges.set(c, (next = node()));
+        at = next;
       }
-      (found[state] as number[]).push(id);
+      at.ends.push(id);
     });
-    const fail = new Int32Array(trie.length);
-    const queue: number[] = [];
-    const root = trie[0] as Int32Array;
-    for (let c = 0; c < classCount; c++) {
-      if (root[c] === -1) root[c] = 0;
-      else queue.push(root[c] as number);
-    }
-    for (let head = 0; head < queue.length; head++) {
-      const state = queue[head] as number;
-      const row = trie[state] as Int32Array;
-      const fallback = trie[fail[state] as number] as Int32Array;
-      for (let c = 0; c < classCount; c++) {
-        const target = row[c] as number;
-        if (target === -1) {
-          row[c] = fallback[c] as number;
-        } else {
-          fail[target] = fallback[c] as number;
-          found[target] = [...(found[target] as number[]), ...(found[fail[target] as number] as number[])];
-          queue.push(target);
-        }
+    const order: Node[] = [root];
+    for (let head = 0; head < order.length; head++) {
+      const at = order[head] as Node;
+      for (const [c, child] of at.edges) {
+        let fail = at.fail;
+        while (fail !== null && !fail.edges.has(c)) fail = fail.fail;
+        child.fail = fail === null ? root : (fail.edges.get(c) as Node);
+        child.ends = [...new Set([...child.ends, ...child.fail.ends])].sort((x, y) => x - y);
+        order.push(child);
       }
     }
-    // States renumbered: those no keyword ends in first, then the others, so that "a keyword ends
-    // here" is a comparison of the state with `firstEnd`, not another array read a character.
-    const ending = (state: number): boolean => (found[state] as number[]).length > 0;
-    const order = [...trie.keys()].sort((x, y) => Number(ending(x)) - Number(ending(y)) || x - y);
-    const renamed = new Int32Array(trie.length);
-    order.forEach((state, id) => {
-      renamed[state] = id;
+    // Numbered with the nodes no keyword ends in first, so that "a keyword ends here" is a comparison
+    // of the state with `firstEnd`, not another array read a character.
+    const numbered = [...order.filter((n) => n.ends.length === 0), ...order.filter((n) => n.ends.length > 0)];
+    numbered.forEach((n, id) => {
+      n.id = id;
     });
-    this.next = new Int32Array(trie.length * classCount);
-    this.endAt = new Int32Array(trie.length + 1);
+    this.next = new Int32Array(numbered.length * classCount);
+    for (const at of order) {
+      const row = at.id * classCount;
+      if (at.fail !== null) this.next.copyWithin(row, at.fail.id * classCount, at.fail.id * classCount + classCount);
+      for (const [c, child] of at.edges) this.next[row + c] = child.id * classCount;
+    }
+    this.endAt = new Int32Array(numbered.length + 1);
     const ends: number[] = [];
-    order.forEach((state, id) => {
-      const row = trie[state] as Int32Array;
-      for (let c = 0; c < classCount; c++) this.next[id * classCount + c] = (renamed[row[c] as number] as number) * classCount;
+    numbered.forEach((n, id) => {
       this.endAt[id] = ends.length;
-      ends.push(...[...new Set(found[state] as number[])].sort((x, y) => x - y));
+      ends.push(...n.ends);
     });
-    this.endAt[trie.length] = ends.length;
+    this.endAt[numbered.length] = ends.length;
     this.ends = Int32Array.from(ends);
-    const first = order.findIndex(ending);
+    const first = numbered.findIndex((n) => n.ends.length > 0);
     this.firstEnd = first === -1 ? Infinity : first * classCount;
     this.keywordCount = keywords.length;
   }
