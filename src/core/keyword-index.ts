@@ -70,7 +70,7 @@ export class KeywordIndex {
         let fail = at.fail;
         while (fail !== null && !fail.edges.has(c)) fail = fail.fail;
         child.fail = fail === null ? root : (fail.edges.get(c) as Node);
-        child.ends = [...new Set([...child.ends, ...child.fail.ends])].sort((x, y) => x - y);
+        if (child.fail.ends.length > 0) child.ends = [...new Set([...child.ends, ...child.fail.ends])].sort((x, y) => x - y);
         order.push(child);
       }
     }
