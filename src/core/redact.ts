@@ -105,6 +105,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     // Nothing shorter than a secret can be one (the rules' shortest match is as long: secret-rules.test.ts).
     if (input.length < MIN_SECRET_LENGTH && patterns.length === 0) return NONE;
     const found = scratch;
+    // Left over only by a call that threw (a user's pattern, say): never let it spill into this one.
+    if (found.length > 0) found.length = 0;
     const views = readings(input);
     // Not `views[views.length - 1]` on an empty list: an index of -1 is a slow property lookup.
     const deepest = views.length === 0 ? undefined : views[views.length - 1];

@@ -16,7 +16,8 @@
  *
  * `samples` are templates the tests expand with random characters (test-support/sample-template.ts):
  * `<n36>` is 36 characters of kind `n`, `<8:abc>` 8 drawn from `abc`, and `{{…}}` marks the part that
- * is the secret (all of the text without it). The repository holds no key-shaped literal.
+ * is the secret (all of the text without it) — so the samples are no key-shaped literals a secret
+ * scanner would flag in this file.
  */
 
 export interface SecretRule {
