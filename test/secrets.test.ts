@@ -1,37 +1,47 @@
 /**
- * No secret reaches a tape, a log or a printed line. A real recording through the binary, against
- * the scripted model server, with secrets of every kind the built-in rules know in the task, in the
- * model's answers (whole, and streamed with the key cut across chunks), in tool arguments (every
- * rule's samples, each at the start of a line of a file's content: in the arguments' JSON text,
- * right after an escaped newline), in tool output and in the files the tools read — then every
- * byte of the store directory, every value the store holds, an exported tape and the printed
- * NDJSON are searched for each secret. The recorded tape then replays offline and reproduces:
- * hashes and call keys are taken over the redacted form.
+ * No secret reaches a tape, a log or a printed line. One real recording through the binary, against
+ * the scripted model server, carries every sample of every built-in rule and every common shape of
+ * secret (made at test time: test-support/secrets.ts) in every place a run writes text: the task
+ * (inside a line), a model error's body, the model's streamed answer (each secret cut across chunks),
+ * a tool call's JSON arguments (each at the start of a line of a file's content, after an escaped
+ * line break), a tool's output (a file read back, a key block's lines as a search prints them), and a
+ * secret-named environment value holding a quote and a backslash. Then every byte of the store
+ * directory, every value the store holds, an exported tape, the printed NDJSON and the printed text
+ * of a replay are searched for each secret, as written and as JSON writes it. The recorded tape then
+ * replays offline and reproduces: hashes and call keys are taken over the redacted form.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RULE_SAMPLES, SAMPLE_SECRETS } from '../src/core/test-support/secrets.js';
+import { COMMON_SECRETS, RULE_SAMPLES } from '../src/core/test-support/secrets.js';
+import type { Sample } from '../src/core/test-support/sample-template.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import type { ScenarioStep } from './support/scenario.js';
 
-const PEM = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', '-----END OPENSSH PRIVATE KEY-----'].join('\n');
-const ENV_SECRET = 'env-held-secret-value-0123456789';
-const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
-const S = SAMPLE_SECRETS;
-/** Every rule's samples, each on lines of its own. */
-const SAMPLES = RULE_SAMPLES.map((sample, i) => `# sample ${i}\n${sample.text}\n`).join('\n');
-/** Every secret of the run and the part of it that must never be found (the key without its prefix word). */
-const ALL: Record<string, string> = {
-  ...Object.fromEntries(RULE_SAMPLES.flatMap((sample, i) => [sample.secret ?? sample.text, ...(sample.also ?? [])].map((secret, j) => [`${sample.rule} #${i}.${j}`, secret]))),
-  pem: PEM, 'env secret': ENV_SECRET, 'aws secret': AWS_SECRET,
-};
-/** A secret's longest line (a key block's body), without a scheme word before it. */
-const needle = (secret: string): string =>
-  secret.split('\n').reduce((a, b) => (b.length > a.length ? b : a)).replace(/^(bearer|basic) /i, '');
+/** A secret-named environment value that JSON text writes escaped. */
+const ENV_SECRET = 'env"held\\secret-Value-0123456789';
+const SAMPLES: { name: string; sample: Sample }[] = [
+  ...RULE_SAMPLES.map((sample, i) => ({ name: `${sample.rule} #${i}`, sample })),
+  ...Object.entries(COMMON_SECRETS).map(([name, sample]) => ({ name, sample })),
+];
+/** Shapes that take lines of their own, and a key block cut before its END (redacted to the end of its text). */
+const lineBound = ({ name, sample }: { name: string; sample: Sample }): boolean =>
+  /^(private-key-body|kubernetes-secret|private key body line)/.test(name) || sample.text.includes('\n');
+/** Every sample on lines of its own, each at the start of a line. */
+const LINES = SAMPLES.filter((s) => !(s.name.startsWith('private-key #') && !s.sample.text.includes('-----END')))
+  .map((s, i) => `# sample ${i}\n${s.sample.text}\n`).join('\n');
+/** The samples that can stand inside a line, each between words. */
+const INLINE = SAMPLES.filter((s) => !lineBound(s)).map((s) => `then ${s.sample.text} and`).join(' ');
+
+/** A secret's longest line (a key block's body). */
+const longestLine = (secret: string): string => secret.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+/** What must never be found: each secret's longest line, as written and as JSON writes it. */
+const SECRETS: [string, string][] = [...SAMPLES.map(({ name, sample }): [string, string] => [name, sample.secret]), ['env secret', ENV_SECRET]];
+const NEEDLES: [string, string][] = SECRETS
+  .flatMap(([name, secret]): [string, string][] => [[name, longestLine(secret)], [`${name} (JSON)`, JSON.stringify(longestLine(secret)).slice(1, -1)]]);
 
 let dir: string;
 beforeAll(async () => {
@@ -55,30 +65,34 @@ describe('secrets', () => {
   it('never reach the store, an exported tape or the printed events, and the run still replays', async () => {
     const workspace = join(dir, 'ws');
     await mkdir(workspace, { recursive: true });
-    await writeFile(join(workspace, 'creds.txt'), `jwt=${S.jwt}\n${PEM}\ngoogle ${S['google api key']}\n${SAMPLES}`);
-    const streamed = `Found the slack token ${S['slack bot token']} and ${S['stripe secret key']} in the logs.`;
+    await writeFile(join(workspace, 'creds.txt'), LINES);
+    const pem = COMMON_SECRETS['private key block'] as Sample;
+    await writeFile(join(workspace, 'id_rsa'), `${pem.text}\n`);
+    const streamed = `Found these in the logs: ${INLINE}.`;
     const cut = (text: string, size: number): string[] => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
     const steps: ScenarioStep[] = [
-      { content: `Reading with ${S['bearer token in lower case']}`, tool_calls: [{ name: 'read_file', arguments: { path: 'creds.txt' } }] },
-      // Secrets in tool arguments: written into the workspace (the file gets the real value).
+      // A model error whose body quotes every secret; the call is retried.
+      { status: 500, body: { error: { message: `bad request: ${LINES}`, type: 'server_error' } } },
       {
-        content: `Saving ${S['github classic token']}`,
-        tool_calls: [{ name: 'write_file', arguments: { path: 'out.env', content: `AWS=AKIAIOSFODNN7EXAMPLE:${AWS_SECRET}\nOPENAI=${S['openai key']}\n${SAMPLES}` } }],
+        content: 'Reading the credentials, and the key as a search prints it.',
+        tool_calls: [{ name: 'read_file', arguments: { path: 'creds.txt' } }, { name: 'grep_files', arguments: { pattern: '[A-Za-z0-9]', path: 'id_rsa' } }],
       },
-      // Streamed, each key cut across chunks of 7 characters.
-      { content: streamed, chunks: cut(streamed, 7) },
+      // Secrets in tool arguments: written into the workspace (the file gets the real value).
+      { content: 'Saving them.', tool_calls: [{ name: 'write_file', arguments: { path: 'out.env', content: `PW=${ENV_SECRET}\n${LINES}` } }] },
+      // Streamed, cut every 23 characters: every secret is split across chunks.
+      { content: streamed, chunks: cut(streamed, 23) },
     ];
     const llm = await startMockLlm(steps);
     const store = join(dir, 'store');
     try {
-      const task = `Check the credentials. My token is ${S['github fine-grained token']} and ${S['basic auth']}; also ${S['aws access key id']}.`;
+      const task = `Check the credentials: ${INLINE}; and ${ENV_SECRET}.`;
       const result = await runCli(
         ['record', '--task', task, '--base-url', llm.baseURL, '--workspace', workspace, '--store', store, '--name', 'secrets', '--json', '--set', 'stream=true'],
-        { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MY_SERVICE_TOKEN: ENV_SECRET } },
+        { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MY_SERVICE_TOKEN: ENV_SECRET }, timeoutMs: 60_000 },
       );
       expect(result.code, result.stderr).toBe(0);
       // The tool got the real value: redaction is for what is kept and shown, not for what the agent does.
-      expect(await readFile(join(workspace, 'out.env'), 'utf8')).toContain(AWS_SECRET);
+      expect(await readFile(join(workspace, 'out.env'), 'utf8')).toContain(ENV_SECRET);
 
       const exported = join(dir, 'secrets.tape.jsonl');
       expect((await runCli(['export', 'secrets', '--store', store, '-o', exported])).code).toBe(0);
@@ -92,28 +106,38 @@ describe('secrets', () => {
       } finally {
         await db.close();
       }
+      const stored = values.join('\n');
+      // The run did what it says: the error, the tool calls and the stream are all on the tape.
+      for (const type of ['"type":"llm_error"', '"name":"grep_files"', '"name":"write_file"', '"type":"llm_chunk"']) expect(stored).toContain(type);
+
+      const replay = await runCli(['replay', exported, '--no-save'], { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, timeoutMs: 60_000 });
+      expect(replay.code, replay.stderr).toBe(0);
+
       const files = await bytesUnder(store);
-      for (const [kind, secret] of Object.entries(ALL)) {
-        const part = needle(secret);
-        expect(result.stdout, `${kind} printed`).not.toContain(part);
-        expect(tape, `${kind} in the exported tape`).not.toContain(part);
-        expect(values.join('\n'), `${kind} in the store's values`).not.toContain(part);
-        for (const bytes of files) expect(bytes.includes(part), `${kind} in a store file`).toBe(false);
+      const printed = { 'the printed NDJSON': result.stdout, 'the printed errors': result.stderr, 'the exported tape': tape, 'the store\'s values': stored, 'the replay\'s text': replay.stdout };
+      const leaks: string[] = [];
+      for (const [name, needle] of NEEDLES) {
+        for (const [where, text] of Object.entries(printed)) if (text.includes(needle)) leaks.push(`${name} in ${where}`);
+        if (files.some((bytes) => bytes.includes(needle))) leaks.push(`${name} in a store file`);
       }
-      // The chunks of the streamed answer hold no fragment of a key either (the 8 characters before each key's end).
+      expect(leaks).toEqual([]);
+
+      // No chunk of the streamed answer holds a fragment of a secret: neither its first nor its last 8 characters.
       const chunks = tape.split('\n').filter((l) => l.includes('"type":"llm_chunk"')).join('\n');
-      for (const secret of [S['slack bot token'], S['stripe secret key']]) expect(chunks).not.toContain((secret as string).slice(-8));
+      const fragments = SAMPLES.filter((s) => !lineBound(s) && s.sample.secret.length >= 16)
+        .flatMap(({ name, sample }) => [[name, sample.secret.slice(0, 8)], [name, sample.secret.slice(-8)]])
+        .filter(([name, fragment]) => chunks.includes(fragment as string) && name !== undefined);
+      expect(fragments).toEqual([]);
       expect(tape).toContain('[REDACTED]');
 
-      const replay = await runCli(['replay', exported, '--no-save', '--json'], { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
-      expect(replay.code, replay.stderr).toBe(0);
-      const summary = JSON.parse(replay.stdout.trim().split('\n').at(-1) as string) as { verdict: string; firstDivergence: unknown };
-      expect(summary.firstDivergence).toBeNull();
+      const json = await runCli(['replay', exported, '--no-save', '--json'], { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, timeoutMs: 60_000 });
+      const summary = JSON.parse(json.stdout.trim().split('\n').at(-1) as string) as { verdict: string; firstDivergence: unknown };
+      expect(summary.firstDivergence, JSON.stringify(summary.firstDivergence).slice(0, 3000)).toBeNull();
       expect(summary.verdict).toBe('reproduced');
     } finally {
       await llm.close();
     }
-  });
+  }, 120_000);
 
   it('a --redact pattern is not written to the tape, and a bad one is a usage error everywhere', async () => {
     const llm = await startMockLlm([{ content: 'the code word is swordfish-42' }]);

@@ -252,7 +252,7 @@ describe('EventRedactor: texts carried in pieces besides the chunks\' (reasoning
   /** A logprob entry for a token, with its bytes and its alternatives (the token itself first). */
   const logprob = (token: string) => ({
     token, logprob: -0.5, bytes: utf8(token),
-    top_logprobs: [{ token, logprob: -0.5, bytes: utf8(token) }, { token: 'zq', logprob: -3, bytes: utf8('zq') }],
+    top_logprobs: [{ token, logprob: -0.5, bytes: utf8(token) }, { token: ' zq', logprob: -3, bytes: utf8(' zq') }],
   });
 
   it('a chat stream\'s logprob tokens, one or more an event, the secret split anywhere', () => {

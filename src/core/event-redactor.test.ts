@@ -4,7 +4,7 @@ import { EventRedactor, recutChunks } from './event-redactor.js';
 import type { LlmChunkEvent, RunEvent } from './events.js';
 import type { LlmChunk } from './llm.js';
 import { createRedactor, REDACTED } from './redact.js';
-import { SAMPLE_SECRETS } from './test-support/secrets.js';
+import { COMMON_SECRETS, SAMPLE_SECRETS } from './test-support/secrets.js';
 import { chunkEvents, cuts, redact } from './test-support/event-redactor-support.js';
 
 describe('EventRedactor', () => {
@@ -67,5 +67,30 @@ describe('EventRedactor', () => {
     expect(out[1]?.toolCalls?.[1]?.arguments).toBe('{}');
     // The input chunks are not changed.
     expect(chunks[0]?.toolCalls?.[0]?.arguments).toContain('ghp_');
+  });
+  it('redacts a key at the start of a line of streamed JSON arguments, the escaped line break cut anywhere, in the chunks and in their raw events', () => {
+    const key = SAMPLE_SECRETS['github classic token'] as string;
+    const env = `${(COMMON_SECRETS['password in an env file'] as { text: string }).text}`;
+    const args = JSON.stringify({ path: '.env', content: `# keys\n${key}\n${env}\n` });
+    fc.assert(
+      fc.property(cuts(args), (pieces) => {
+        const events: LlmChunkEvent[] = pieces.map((piece, index) => ({
+          seq: index, step: 0, t: 0, type: 'llm_chunk', iteration: 0, attempt: 0,
+          chunk: { index, offsetMs: 0, toolCalls: [{ index: 0, ...(index === 0 ? { id: 'c1', name: 'write_file' } : {}), arguments: piece }], finished: index === pieces.length - 1 },
+          raw: `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] } }] })}\n\n`,
+        }));
+        const redactor = new EventRedactor(createRedactor());
+        const out = events.flatMap((e) => redactor.accept(e as RunEvent)) as LlmChunkEvent[];
+        const joined = out.map((e) => e.chunk.toolCalls?.[0]?.arguments ?? '').join('');
+        expect(JSON.parse(joined)).toEqual({ path: '.env', content: `# keys\n${REDACTED}\nDB_PASSWORD=${REDACTED}\n` });
+        for (const event of out) {
+          for (const text of [event.chunk.toolCalls?.[0]?.arguments ?? '', event.raw ?? '']) {
+            expect(text).not.toContain(key.slice(-6));
+            expect(text).not.toContain(key.slice(4, 10));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -14,17 +14,17 @@ function recutAll(values: readonly unknown[], scope = ''): unknown[] {
 
 describe('recutJson', () => {
   it('cuts a secret spelled across logprob tokens where the tokens were cut, and drops the bytes of each token it changed', () => {
-    const tokens = ['key: ', 'AKIAIOSF', 'ODNN7EXAMPLE', ' ok'];
+    const tokens = ['the id ', 'AKIAIOSF', 'ODNN7EXAMPLE', ' ok'];
     const entry = (token: string) => ({ token, logprob: -1, bytes: utf8(token), top_logprobs: [{ token, logprob: -1, bytes: utf8(token) }, { token: 'Z', logprob: -4, bytes: [90] }] });
     const body = { choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, logprobs: { content: tokens.map(entry) } }] };
     const out = recutJson(body, redact) as typeof body;
     const entries = out.choices[0]?.logprobs.content ?? [];
-    expect(entries.map((e) => e.token)).toEqual(['key: ', REDACTED, '', ' ok']);
-    expect(entries.map((e) => e.bytes)).toEqual([utf8('key: '), null, null, utf8(' ok')]);
+    expect(entries.map((e) => e.token)).toEqual(['the id ', REDACTED, '', ' ok']);
+    expect(entries.map((e) => e.bytes)).toEqual([utf8('the id '), null, null, utf8(' ok')]);
     // The k-th alternatives are one text too (the chosen token first), though interleaved with the others.
-    expect(entries.map((e) => e.top_logprobs[0]?.token)).toEqual(['key: ', REDACTED, '', ' ok']);
+    expect(entries.map((e) => e.top_logprobs[0]?.token)).toEqual(['the id ', REDACTED, '', ' ok']);
     expect(entries.map((e) => e.top_logprobs[1])).toEqual(tokens.map(() => ({ token: 'Z', logprob: -4, bytes: [90] })));
-    expect(out.choices[0]?.message.content).toBe(`key: ${REDACTED} ok`);
+    expect(out.choices[0]?.message.content).toBe(`the id ${REDACTED} ok`);
     // The body given is not changed; a body without secrets is returned as it is.
     expect(body.choices[0]?.logprobs.content[1]?.token).toBe('AKIAIOSF');
     const clean = { choices: [{ index: 0, logprobs: { content: [entry('a'), entry('b')] } }] };

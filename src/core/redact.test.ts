@@ -72,8 +72,9 @@ describe('the built-in secret rules', () => {
     expect(redact.text(`AKIAIOSFODNN7EXAMPLE:${secret}`)).toBe(`${REDACTED}:${REDACTED}`);
     expect(redact.text(`aws_secret_access_key = ${secret}`)).toBe(`aws_secret_access_key = ${REDACTED}`);
     expect(redact.text(`{"SecretAccessKey": "${secret}"}`)).toBe(`{"SecretAccessKey": "${REDACTED}"}`);
-    // Forty characters alone are not a secret.
-    expect(redact.text(`commit ${secret}`)).toBe(`commit ${secret}`);
+    // Forty base64 characters of every kind standing alone are one; forty hex digits (a commit) are not.
+    expect(redact.text(`key ${secret}`)).toBe(`key ${REDACTED}`);
+    expect(redact.text('commit 3f2a9c1d4b5e6f708192a3b4c5d6e7f809112233')).toBe('commit 3f2a9c1d4b5e6f708192a3b4c5d6e7f809112233');
   });
 
   it('replaces a secret that contains another whole, whichever is found first', () => {
@@ -101,7 +102,7 @@ describe('the built-in secret rules', () => {
 describe('keepsHex: a redactor that cannot change a digest', () => {
   const hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 200 });
   /** Hex text that starts like the rules whose prefixes are hex letters (AWS key ids start ACCA). */
-  const nearMisses = fc.tuple(fc.constantFrom('', 'acca', 'abia', 'a3t', 'acca2345677777777777777'), hex).map(([a, b]) => a + b);
+  const nearMisses = fc.tuple(fc.constantFrom('', 'acca', 'abia', 'a3t', 'acca2345677777777777777', '4b1d'), hex).map(([a, b]) => a + b);
 
   it('holds for the built-in rules and for secrets with a character outside [0-9a-f], and then no hex text is changed', () => {
     for (const redact of [createRedactor(), createRedactor({ secrets: ['hunter2hunter2', 'ABCDEF0123456789'] })]) {
