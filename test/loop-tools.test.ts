@@ -4,14 +4,31 @@
  * that must never run. Whatever goes wrong is a tool message the model reads; the run goes on.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/agent/load-config.js';
 import { prepareRun } from '../src/library/run-agent.js';
 import { checkSandbox } from '../src/agent/tool-registry.js';
+import { findProgram } from '../src/tools/index.js';
 import { InvalidOptionError } from '../src/core/errors.js';
 import { decisions, ofType, toolMessages, useLoopHarness } from './support/loop-harness.js';
+
+const binDirs: string[] = [];
+afterAll(async () => {
+  for (const dir of binDirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** A directory holding only `program` (a link to the one on PATH), to use as a PATH without the others. */
+async function binWith(program: string): Promise<string> {
+  const found = await findProgram(program, process.env['PATH']);
+  if (found === undefined) throw new Error(`${program} is not installed on this machine; these tests need it`);
+  const bin = await mkdtemp(join(tmpdir(), 'agentctl-bin-'));
+  binDirs.push(bin);
+  await symlink(found, join(bin, program));
+  return bin;
+}
 
 const harness = useLoopHarness();
 
@@ -68,14 +85,25 @@ describe('the exec_shell sandbox in the loop', () => {
   });
 
   it('checkSandbox refuses a live run up front when exec_shell would be sandboxed and bwrap is missing', async () => {
-    const noBwrap = { PATH: '/nonexistent' };
+    const noBwrap = { PATH: await binWith('bash') };
     const attempt = checkSandbox(parseConfig({}, 'config'), noBwrap);
     await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(attempt).rejects.toThrow('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed');
     await expect(attempt).rejects.toMatchObject({ hint: expect.stringContaining('apt-get install bubblewrap') as string });
     await expect(checkSandbox(parseConfig({ sandbox: 'none' }, 'config'), noBwrap)).resolves.toBeUndefined();
     await expect(checkSandbox(parseConfig({ tools: ['read_file'] }, 'config'), noBwrap)).resolves.toBeUndefined();
-    await expect(checkSandbox(parseConfig({}, 'config'))).resolves.toBeUndefined(); // bwrap is installed here
+    await expect(checkSandbox(parseConfig({}, 'config'))).resolves.toBeUndefined(); // bwrap and bash are installed here
+  });
+
+  it('checkSandbox refuses a live run up front when bash, which starts every command, is missing: sandboxed or not', async () => {
+    const noBash = { PATH: await binWith('bwrap') };
+    for (const config of [parseConfig({}, 'config'), parseConfig({ sandbox: 'none' }, 'config')]) {
+      const attempt = checkSandbox(config, noBash);
+      await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
+      await expect(attempt).rejects.toThrow('exec_shell starts commands through bash, and bash is not on PATH');
+      await expect(attempt).rejects.toMatchObject({ hint: expect.stringContaining('apt-get install bash') as string });
+    }
+    await expect(checkSandbox(parseConfig({ tools: ['read_file'] }, 'config'), { PATH: '/nonexistent' })).resolves.toBeUndefined();
   });
 });
 

@@ -17,3 +17,4 @@ export { writeFileTool } from './write-file.js';
 export { editFileTool } from './edit-file.js';
 export { execShellTool, scrubbedEnv, SECRET_ENV_PATTERN, type ExecShellOptions } from './exec-shell.js';
 export { BWRAP_MISSING, DEFAULT_SANDBOX, SANDBOX_WORKSPACE, findBwrap, type SandboxSetting } from './sandbox.js';
+export { findProgram } from './launcher.js';
