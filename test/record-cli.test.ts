@@ -1,10 +1,11 @@
 /** End-to-end: `agentctl record` (the real binary) against the scripted model server on 127.0.0.1. */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TapeStore } from '../src/tape/tape-store.js';
+import { findProgram } from '../src/tools/index.js';
 import { BIN, runCli } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
@@ -156,7 +157,13 @@ describe('agentctl record and the exec_shell sandbox', () => {
     const llm = await startMockLlm([{ content: 'never asked' }]);
     try {
       const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-nobwrap'), '--workspace', join(dir, 'ws-nobwrap')];
-      const refused = await runCli(args, { env: { ...noKey, PATH: '/nonexistent' } });
+      // A PATH with bash (which starts every command) and no bwrap.
+      const bash = await findProgram('bash', process.env['PATH']);
+      if (bash === undefined) throw new Error('bash is not installed on this machine; this test needs it');
+      const onlyBash = join(dir, 'bin-only-bash');
+      await mkdir(onlyBash);
+      await symlink(bash, join(onlyBash, 'bash'));
+      const refused = await runCli(args, { env: { ...noKey, PATH: onlyBash } });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/bwrap is not installed/);
       expect(refused.stderr).toMatch(/apt-get install bubblewrap|"sandbox": "none"/);
