@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
+import { killProxies, startProxy } from './support/proxy.js';
 
 const HOSTILE = 'A\u001b]0;pwned-title\u0007B\u001b]52;c;cHduZWQ=\u0007C\u001b[2JD bare\u001b E\u009b31mF bell\u0007G';
 /** How HOSTILE's start shows: its escapes visible. */
@@ -169,6 +170,19 @@ describe('control characters from a run never reach the terminal raw', () => {
     }
     const [report] = jsonLines(await runCli(['ci', invalid, '--json'])) as { results: { message: string }[] }[];
     expect(report?.results[0]?.message).toContain(`unknown tool '${HOSTILE}'`);
+  });
+
+  it('proxy --replay of a tape file: the line saying what it serves, and its --json lines', async () => {
+    const proxy = await startProxy(['--replay', tape], { store: join(dir, 'store-proxy'), env: noModel });
+    try {
+      const stopped = await proxy.stop();
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(rawControls(stopped.stdout)).toEqual([]);
+      expect(rawControls(stopped.stderr)).toEqual([]);
+      expect(stopped.stderr).toContain(`(${SHOWN.replace(/^A/, 'name A')}`);
+    } finally {
+      await killProxies();
+    }
   });
 });
 

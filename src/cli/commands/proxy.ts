@@ -11,6 +11,7 @@
  */
 import { connect, isIP } from 'node:net';
 import { UsageError } from '../../core/errors.js';
+import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { MAX_RECORDED_REQUEST, sizeText } from '../../llm/transport/http-reply.js';
 import { allowedHosts } from '../../proxy/admission.js';
 import { parseUpstream } from '../../proxy/forward.js';
@@ -84,8 +85,8 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
   const stop = stopSignal();
   server.serve(mode);
   if (!isLoopback(options.host)) say(`agentctl proxy: warning: listening on ${options.host}, not only this machine; anyone who can reach it uses your upstream key`);
-  say(`agentctl proxy: ${banner(mode, checked, options)} — set OPENAI_BASE_URL=${url}`);
-  if (options.json) out(JSON.stringify({ url, port: server.port, mode: mode.mode, runId: mode.runId, tape: mode.tapeRun?.id ?? null }));
+  say(`agentctl proxy: ${printableLine(banner(mode, checked, options))} — set OPENAI_BASE_URL=${url}`);
+  if (options.json) out(printableJson({ url, port: server.port, mode: mode.mode, runId: mode.runId, tape: mode.tapeRun?.id ?? null }));
 
   const signal = await stop.requested;
   say(`agentctl proxy: ${signal}: stopping; requests in flight may finish (up to ${GRACE_MS / 1000} s)`);
@@ -94,7 +95,7 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
   const summary = await mode.finish(server.requests);
   stop.dispose();
   say(`agentctl proxy: stopped; ${summaryText(summary, server.failed, options.strict !== false)}`);
-  if (options.json) out(JSON.stringify({ stopped: true, ...summary, upstreamFailures: server.failed, cutOff: cut }));
+  if (options.json) out(printableJson({ stopped: true, ...summary, upstreamFailures: server.failed, cutOff: cut }));
 }
 
 /** The mode and its inputs from the flags; every bad combination is a one-line usage error. */
