@@ -26,9 +26,18 @@ export const runRange = (runId: string): { gte: string; lte: string } => ({
 /**
  * A run's events in order, `size` at a time; the next batch is read from the database while the
  * caller works on this one. A value that is not an event is bad data in the store at `place` (exit 9),
- * and a failed read is the agentctl error it is (store-failure.ts).
+ * and a failed read is the agentctl error it is (store-failure.ts). `expected` is the number of events
+ * a finished run's metadata says it has: fewer or more in the store is a damaged store (exit 9) — a
+ * damaged key, which no checksum covers, moves events out of their run's range, and a run must never be
+ * shown, exported or replayed as if what is left were all of it.
  */
-export async function* readStoredBatches(events: EventsSublevel, runId: string, size: number, place: StorePlace): AsyncGenerator<RunEvent[]> {
+export async function* readStoredBatches(
+  events: EventsSublevel,
+  runId: string,
+  size: number,
+  place: StorePlace,
+  expected?: number,
+): AsyncGenerator<RunEvent[]> {
   // Values only: the keys (run and seq) are not needed to read a run, and not fetching them saves
   // making a string and an entry for each event. LevelDB's reads stop at highWaterMarkBytes, 16 KiB
   // unless told: some 60 events a read, each a trip to libuv's pool, where a batch wants `size`.
@@ -44,7 +53,12 @@ export async function* readStoredBatches(events: EventsSublevel, runId: string, 
       } catch (error) {
         throw storeFailure(place, error, 'read');
       }
-      if (values.length === 0) return;
+      if (values.length === 0) {
+        if (expected !== undefined && read !== expected) {
+          throw new TapeFormatError(`run ${runId} has ${read} events in the store where its metadata says ${expected}: the store is damaged`, { file: place.dir });
+        }
+        return;
+      }
       next = iterator.nextv(size);
       for (const value of values) checkStored(runId, read++, value, place.dir);
       yield values as RunEvent[];

@@ -94,6 +94,44 @@ describe('a store takes only events a tape can hold', () => {
   });
 });
 
+describe('a finished run whose events are not all in the store', () => {
+  it('is a damaged store (exit 9) for every read of its events, never a shorter run: no export is written', async () => {
+    const path = join(dir, 'store');
+    const store = await TapeStore.open(path);
+    const run = await store.createRun(newRun);
+    for (let seq = 0; seq < 3; seq++) await store.append(run.id, seq === 0 ? runStart : warning(seq), { sync: true });
+    await store.finishRun(run.id, { eventCount: 3 });
+    await store.close();
+    // A damaged key (no checksum covers a key LevelDB reads back) moves an event out of its run's range.
+    const db = new Level<string, unknown>(path, { valueEncoding: 'json' });
+    await db.sublevel<string, unknown>('events', { valueEncoding: 'json' }).del(eventKey(run.id, 2));
+    await db.close();
+    const reopened = await TapeStore.open(path);
+    try {
+      const read = await stored(reopened, run.id).catch((e: unknown) => e);
+      expect(read).toBeInstanceOf(TapeFormatError);
+      expect((read as Error).message).toBe(`${path}: run ${run.id} has 2 events in the store where its metadata says 3: the store is damaged`);
+      const tape = join(dir, 'short.tape.jsonl');
+      await expect(writeTapeFile(tape, await reopened.getRun(run.id), reopened.readEvents(run.id))).rejects.toBeInstanceOf(TapeFormatError);
+      expect(existsSync(tape)).toBe(false);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('a run still being recorded, or one whose recorder died, is read as far as it goes', async () => {
+    const path = join(dir, 'store');
+    const store = await TapeStore.open(path);
+    try {
+      const run = await store.createRun(newRun);
+      await store.append(run.id, runStart, { sync: true });
+      expect(await stored(store, run.id)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('an export never writes a tape its reader refuses', () => {
   it('an event a tape could not hold, stored by an older agentctl: exit 9 naming it, and no file', async () => {
     const path = join(dir, 'store');

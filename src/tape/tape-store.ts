@@ -351,7 +351,9 @@ export class TapeStore {
   /** A run's events in order, a batch at a time, the next read while the caller works on this one (store-events.ts). */
   async *readEventBatches(runId: string, size = 1000): AsyncGenerator<RunEvent[]> {
     await this.caughtUp(runId);
-    yield* readStoredBatches(this.events, runId, size, this.place);
+    const meta = await this.readMeta(runId);
+    const expected = meta?.status === 'complete' ? meta.eventCount : undefined;
+    yield* readStoredBatches(this.events, runId, size, this.place, expected);
   }
 
   /** For a run this process records: wait until LevelDB has what its journal has, so a read sees every written event. */
