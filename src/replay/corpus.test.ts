@@ -55,6 +55,14 @@ describe('shards', () => {
     );
   });
 
+  it('spreads the tapes of a directory over the shards, not one directory to a shard', () => {
+    const tapes = ['a', 'b'].flatMap((d) => Array.from({ length: 20 }, (_, i) => ({ path: `/x/${d}/${i}`, relativePath: `tapes/${d}/run-${i}.tape.jsonl` })));
+    for (const index of [1, 2]) {
+      const dirs = new Set(inShard(tapes, { index, count: 2 }).map((t) => t.relativePath.split('/')[1]));
+      expect(dirs).toEqual(new Set(['a', 'b']));
+    }
+  });
+
   it('14 tapes in 3 shards are 5, 5 and 4', () => {
     const tapes = Array.from({ length: 14 }, (_, i) => ({ path: `/x/${i}`, relativePath: `tapes/run-${i}.tape.jsonl` }));
     expect([1, 2, 3].map((index) => inShard(tapes, { index, count: 3 }).length)).toEqual([5, 5, 4]);
