@@ -1,10 +1,9 @@
 /**
  * `agentctl ci` through the real binary: the golden corpus passes; a tampered copy drifts and every
  * reporter names the tape, the step and the field; bad tapes are invalid with their line; shards
- * partition the corpus stably; --update rewrites exactly the drifted tapes; a what-if reports what a
+ * partition the corpus evenly; --update rewrites exactly the drifted tapes; a what-if reports what a
  * lowered threshold changes, tape by tape.
  */
-import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,10 +143,10 @@ describe('a drifted, a truncated and a corrupt tape', () => {
     expect(annotations).toHaveLength(11);
     expect(annotations[10]).toBe('::error title=agentctl ci::2 more tapes failed: many/t10.tape.jsonl, many/t11.tape.jsonl');
 
-    // --max-failures: no new tape starts once that many have failed; the rest are reported skipped.
-    const stopped = await runCli(['ci', many, '--max-failures', '2', '--concurrency', '1', '--reporter', 'junit:stopped.xml'], { cwd: dir, env: offline });
+    // --bail 2: no new tape starts once that many have failed; the rest are reported skipped.
+    const stopped = await runCli(['ci', many, '--bail', '2', '--concurrency', '1', '--reporter', 'junit:stopped.xml'], { cwd: dir, env: offline });
     expect(stopped.code).toBe(7);
-    expect(stopped.stdout).toContain('stopped after 2 failures (--max-failures): 10 tapes not run');
+    expect(stopped.stdout).toContain('stopped after 2 failures (--bail): 10 tapes not run');
     expect(stopped.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 2 failed, 10 skipped');
     expect((await readFile(join(dir, 'stopped.xml'), 'utf8')).match(/<skipped /g)).toHaveLength(10);
   });
@@ -238,7 +237,7 @@ describe('an exhausted tape', () => {
 });
 
 describe('shards', () => {
-  it('partition the corpus exactly, and adding a tape moves no other tape', async () => {
+  it('partition the corpus exactly and evenly, and adding a tape moves at most one other across each cut', async () => {
     const corpus = join(dir, 'shards');
     await mkdir(corpus, { recursive: true });
     for (let i = 0; i < 30; i++) await copyFile(DEMO, join(corpus, `run-${i}.tape.jsonl`));
@@ -251,15 +250,14 @@ describe('shards', () => {
     const all = before.flat();
     expect(all.sort()).toEqual((await readdir(corpus)).map((f) => `shards/${f}`).sort());
     expect(new Set(all).size).toBe(30);
-    for (const shard of before) expect(shard.length).toBeGreaterThan(0);
-    // The split is a hash of the path, so it can be checked independently.
-    const shardOf = (path: string): number => (createHash('sha256').update(path).digest().readUInt32BE(0) % 3) + 1;
-    before.forEach((shard, i) => shard.forEach((path) => expect(shardOf(path)).toBe(i + 1)));
+    expect(before.map((shard) => shard.length)).toEqual([10, 10, 10]);
 
     await copyFile(DEMO, join(corpus, 'run-new.tape.jsonl'));
     const after = [await list('1/3'), await list('2/3'), await list('3/3')];
-    after.forEach((shard, i) => expect(shard.filter((p) => p !== 'shards/run-new.tape.jsonl')).toEqual(before[i]));
+    expect(after.map((shard) => shard.length)).toEqual([11, 10, 10]);
     expect(after.flat()).toContain('shards/run-new.tape.jsonl');
+    const moved = before.flatMap((shard, i) => shard.filter((p) => !(after[i] as string[]).includes(p)));
+    expect(moved.length).toBeLessThanOrEqual(2);
   });
 });
 

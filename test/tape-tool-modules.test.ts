@@ -188,6 +188,17 @@ describe('a tape that names tool modules and does not record their definitions',
 });
 
 describe('custom tools run live on replay only from the user\'s own config', () => {
+  it('a --config that names no toolModules is laid over the tape\'s config: the tape\'s modules stay unloaded, its recorded tools stand', async () => {
+    await writeFile(join(repo, 'threshold.config.json'), JSON.stringify({ guardrails: { identicalCallBlock: 2 } }));
+    const replayed = await inRepo(['replay', 'tapes/weather.tape.jsonl', '--no-save', '--json', '--config', 'threshold.config.json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(summaryOf(replayed)).toMatchObject({ verdict: 'reproduced' });
+    expect(replayed.imported).toBe(false);
+    const ci = await inRepo(['ci', 'tapes/', '--config', 'threshold.config.json']);
+    expect(ci.code, ci.stdout).toBe(0);
+    expect(ci.imported).toBe(false);
+  });
+
   it('--tools live with --config runs the user\'s module', async () => {
     const result = await inRepo(['replay', 'tapes/weather.tape.jsonl', '--no-save', '--json', '--tools', 'live', '--config', 'agentctl.config.json']);
     expect(result.code, result.stderr).toBe(0);

@@ -25,23 +25,29 @@ export async function checkConfig(value: unknown, source: string): Promise<Agent
  * or a path that is no file to read (a directory) is exit 2; a disk that fails the read, exit 12.
  */
 export async function loadConfigFile(path: string, required: boolean): Promise<AgentConfig> {
+  return checkConfig(await readConfigJson(path, required), path);
+}
+
+/**
+ * A config file's JSON as written — only the fields it sets, for laying over another config
+ * (config-overlay.ts) — with the errors of `loadConfigFile`, bad fields left to the caller to check.
+ */
+export async function readConfigJson(path: string, required: boolean): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') {
-      if (!required) return checkConfig({}, 'default config');
+      if (!required) return {};
       throw new NotFoundError(`no config file ${path}`);
     }
     throw readFailure(path, error);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch (error) {
     throw new InvalidOptionError(`${path}: not valid JSON (${(error as Error).message})`);
   }
-  return checkConfig(json, path);
 }
 
 /** The directory a config file's relative paths (`toolModules`) are resolved against. */

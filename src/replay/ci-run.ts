@@ -1,11 +1,11 @@
 /**
  * Replays a corpus of golden tapes in this process, `concurrency` at a time, going on past failures
- * (one result per tape, in corpus order), stopping early after `maxFailures` if asked, and — with
+ * (one result per tape, in corpus order), stopping early after `maxFailures` if asked (`--bail`), and — with
  * `update` — rewriting each drifted tape from its replay.
  */
-import type { AgentConfig } from '../agent/config.js';
 import type { RunEvent } from '../core/events.js';
 import type { CorpusTape } from './corpus.js';
+import type { UsersConfig } from './replay-run.js';
 import { checkTape, type TapeResult } from './tape-check.js';
 import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { updatedTape, writeUpdatedTape } from './tape-update.js';
@@ -13,8 +13,8 @@ import { updatedTape, writeUpdatedTape } from './tape-update.js';
 export interface CiOptions {
   concurrency: number;
   maxFailures?: number;
-  config?: AgentConfig;
-  configDir?: string;
+  /** `--config`: the user's own config, in whole or in part. */
+  usersConfig?: UsersConfig;
   overrides?: readonly string[];
   /** Rewrite drifted tapes; `note` is recorded in their header. */
   update?: { at: string; note: string };
@@ -38,7 +38,7 @@ export interface CiRun {
 }
 
 /**
- * Whether a tape fails the CI run: the one rule behind the exit code, the counts, `--max-failures`
+ * Whether a tape fails the CI run: the one rule behind the exit code, the counts, `--bail`
  * and every reporter. A drifted tape that `--update` rewrote fails no more. Under a what-if (the
  * result has `whatIf`), a tape that cannot be told past some step is reported, not failed: the
  * override took the run where its tape never went, and only a change fails, with --fail-on-change.
@@ -92,7 +92,7 @@ export async function runCi(tapes: readonly CorpusTape[], options: CiOptions): P
 async function checkOne(tape: CorpusTape, options: CiOptions): Promise<CiResult> {
   const events: RunEvent[] | undefined = options.update === undefined ? undefined : [];
   const { replay: _replay, ...result } = await checkTape(tape, {
-    ...(options.config === undefined ? {} : { config: options.config, configDir: options.configDir ?? process.cwd() }),
+    ...(options.usersConfig === undefined ? {} : { usersConfig: options.usersConfig }),
     ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
     checked: options.checked ?? null,
     // A tape to rewrite is replayed to its end, past its first divergence.

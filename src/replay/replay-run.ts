@@ -14,8 +14,9 @@ import type { LlmClient, LlmRequest } from '../core/llm.js';
 import type { AssistantMessage } from '../core/messages.js';
 import { runRedactor } from '../core/redact.js';
 import type { TerminalState } from '../core/states.js';
-import type { AgentConfig } from '../agent/config.js';
+import type { AgentConfig, AgentConfigInput } from '../agent/config.js';
 import { checkConfig } from '../agent/config-file.js';
+import { overlayConfig } from '../agent/config-overlay.js';
 import { agentLoop, type LoopDeps, type LoopResult } from '../agent/loop.js';
 import { liveToolHost } from '../agent/tool-host.js';
 import { TapeLlm } from './tape-llm.js';
@@ -45,10 +46,16 @@ export interface ReplayOptions {
   /** `--set key=value` what-if overrides: divergences they cause are expected. */
   overrides?: readonly string[];
   /**
-   * A replacement config (`--config`): an unannounced change, so divergences are unexpected. Its tool
-   * modules are loaded (from `configDir`): the only way custom tools run on replay.
+   * A replacement config (`--config --config-replace`): an unannounced change, so divergences are
+   * unexpected. Its tool modules are loaded (from `configDir`): the only way custom tools run on replay.
    */
   config?: AgentConfig;
+  /**
+   * Config fields laid over the recorded config (`--config`; config-overlay.ts): the fields it sets
+   * win, the rest are the recorded ones. The user's change, as `config` is; its tool modules, when
+   * it names some, are loaded as `config`'s are, and otherwise the tape's recorded tools stand.
+   */
+  configOverlay?: AgentConfigInput;
   strict?: boolean;
   /** Extra redaction patterns (`replay --redact`): the recording's own are not on the tape. */
   redact?: readonly string[];
@@ -59,10 +66,13 @@ export interface ReplayOptions {
   workspace?: string;
   /** A tape store's directory that no tool running live may reach, even when it lies in the workspace. */
   storeDir?: string;
-  /** Where the `toolModules` of `config` (the user's own) are resolved; a tape's own modules are never loaded. */
+  /** Where the `toolModules` of `config` or `configOverlay` (the user's own) are resolved; a tape's own modules are never loaded. */
   configDir?: string;
   signal?: AbortSignal;
 }
+
+/** The user's own config for a replay (`--config`): a replacement or fields laid over the recorded one, and where its modules are. */
+export type UsersConfig = Pick<ReplayOptions, 'config' | 'configOverlay' | 'configDir'>;
 
 export type Verdict = 'reproduced' | 'diverged' | 'exhausted';
 
@@ -89,11 +99,13 @@ export interface ReplayResult {
 }
 
 /**
- * The config a replay runs with: the recorded one, or a replacement, then what-if overrides. The
- * config schema (zod) is loaded only for a config the quick check cannot vouch for, or for overrides.
+ * The config a replay runs with: the recorded one, or a replacement, with the overlay laid over it,
+ * then what-if overrides. The config schema (zod) is loaded only for a config the quick check cannot
+ * vouch for, or for overrides.
  */
-export async function replayConfig(source: TapeSource, options: Pick<ReplayOptions, 'config' | 'overrides'>): Promise<AgentConfig> {
-  const config = options.config ?? (await recordedConfig(source.meta.config, source.label));
+export async function replayConfig(source: TapeSource, options: Pick<ReplayOptions, 'config' | 'configOverlay' | 'overrides'>): Promise<AgentConfig> {
+  const base = options.config ?? (await recordedConfig(source.meta.config, source.label));
+  const config = options.configOverlay === undefined ? base : await overlayConfig(base, options.configOverlay, 'config overlay');
   if (options.overrides === undefined || options.overrides.length === 0) return config;
   const { applyOverrides } = await import('../agent/load-config.js');
   return applyOverrides(config, options.overrides);
@@ -161,13 +173,16 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     });
   }
   const config = yield* wait(replayConfig(source, options));
+  // The user's own config, in whole or in part: what it changes is theirs, its modules theirs to load.
+  const usersConfig = options.config !== undefined || options.configOverlay !== undefined;
+  const usersModules = options.config !== undefined || options.configOverlay?.toolModules !== undefined;
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
   checkPatchReach({
     patched: patches.keys(),
     meta: source.meta,
     liveFallback: fallback === 'live' && options.liveLlm !== undefined,
-    changed: (options.overrides?.length ?? 0) > 0 || options.config !== undefined || options.tools === 'live',
+    changed: (options.overrides?.length ?? 0) > 0 || usersConfig || options.tools === 'live',
   });
   if (options.speed !== undefined && !(options.speed > 0)) throw new InvalidOptionError(`speed must be a number above 0, got ${options.speed}`);
 
@@ -217,7 +232,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const stepZero = cursor.load(0);
   const start = (isPromiseLike(stepZero) ? yield* wait(stepZero) : stepZero).events.find((event): event is RunStartEvent => event.type === 'run_start');
   const { registry, recordedOnly, definitionsKnown } = yield* wait(replayTools({
-    config, usersConfig: options.config !== undefined, configDir: options.configDir ?? process.cwd(), start, label: source.label,
+    config, usersModules, configDir: options.configDir ?? process.cwd(), start, label: source.label,
   }));
   const tools = replayToolHost({
     live: liveToolHost(registry, { workspace: workspaceNow, clock, storeDir: options.storeDir }),
@@ -245,7 +260,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const whatIf = (options.overrides?.length ?? 0) > 0;
   const complete = source.meta.status === 'complete';
   const comparator = new ReplayComparator({
-    cursor, state, patched: new Set(patches.keys()), whatIf, configReplaced: options.config !== undefined, fallback, complete,
+    cursor, state, patched: new Set(patches.keys()), whatIf, configReplaced: usersConfig, fallback, complete,
   });
   const task = source.meta.task;
   let seq = 0;

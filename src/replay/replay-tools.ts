@@ -3,7 +3,8 @@
  * run: a tape is untrusted input, and a module beside it would run with all of agentctl's rights. The
  * run's custom tools are the specs its `run_start` recorded: the model is shown what it was shown,
  * the guardrails read the recorded flags, and calls get their recorded outcomes (recorded-tools.ts).
- * Custom tools run live only from the user's own config (`--config`), whose modules are the user's.
+ * Custom tools run live only from the user's own config (a `--config` that names `toolModules`), whose
+ * modules are the user's.
  */
 import type { AgentConfig } from '../agent/config.js';
 import { buildRegistry, recordedCustomTools, recordedRegistry } from '../agent/tool-registry.js';
@@ -23,10 +24,10 @@ export interface ReplayTools {
 }
 
 export interface ReplayToolsOptions {
-  /** The config the replay runs with: the recorded one (with `--set` overrides), or the user's. */
+  /** The config the replay runs with: the recorded one (with `--set` overrides), or the user's, in whole or in part. */
   config: AgentConfig;
-  /** True when `config` is the user's own (`--config`): its tool modules are loaded from `configDir`. */
-  usersConfig: boolean;
+  /** True when the `toolModules` of `config` are the user's own (`--config` names them): they are loaded from `configDir`. */
+  usersModules: boolean;
   configDir: string;
   /** The tape's `run_start` (undefined when the tape has none). */
   start: RunStartEvent | undefined;
@@ -38,7 +39,7 @@ export async function replayTools(options: ReplayToolsOptions): Promise<ReplayTo
   const { config, start } = options;
   const recorded = start === undefined ? [] : recordedCustomTools(start);
   const definitionsKnown = recorded !== null;
-  if (options.usersConfig) return { registry: await buildRegistry(config, options.configDir), recordedOnly: new Set(), definitionsKnown };
+  if (options.usersModules) return { registry: await buildRegistry(config, options.configDir), recordedOnly: new Set(), definitionsKnown };
   if (recorded === null) {
     const named = start?.config['toolModules'] as unknown[];
     const modules = named.slice(0, 3).join(', ') + (named.length > 3 ? ` and ${named.length - 3} more` : '');

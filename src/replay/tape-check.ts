@@ -6,7 +6,6 @@
  * (what-if) it reports instead what the override changes: the first decision that changed, and the
  * final state, steps, tokens and cost before and after.
  */
-import type { AgentConfig } from '../agent/config.js';
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { isAgentctlError, TapeFormatError, type ErrorCode } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
@@ -14,7 +13,7 @@ import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { openTapeFile } from '../tape/tape-file.js';
 import type { CorpusTape } from './corpus.js';
 import { describeDecision, type DecisionSummary } from './decision-change.js';
-import { replayEach, type ReplayResult } from './replay-run.js';
+import { replayEach, type ReplayResult, type UsersConfig } from './replay-run.js';
 
 export type TapeOutcome = 'pass' | 'drift' | 'exhausted' | 'invalid' | 'error' | 'changed';
 
@@ -64,9 +63,8 @@ export interface TapeResult {
 }
 
 export interface CheckOptions {
-  /** `--config`: replay with the user's current agent config (its divergences are unexpected). */
-  config?: AgentConfig;
-  configDir?: string;
+  /** `--config`: replay with the user's current agent config, in whole or in part (its divergences are unexpected). */
+  usersConfig?: UsersConfig;
   /** `--set`: a what-if over the tape (its divergences are expected). */
   overrides?: readonly string[];
   /** Receives every replayed event (for `--update`). */
@@ -100,7 +98,7 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
       tools: 'tape',
       strict: !whatIf && (options.strict ?? true),
       ...(whatIf ? { overrides: options.overrides } : {}),
-      ...(options.config === undefined ? {} : { config: options.config, configDir: options.configDir ?? process.cwd() }),
+      ...options.usersConfig,
     }, (event) => {
       options.onEvent?.(event);
       if (firstChange === null && event.type === 'divergence' && event.kind === 'decision') firstChange = changeOf(event);

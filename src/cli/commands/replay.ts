@@ -4,9 +4,7 @@
  * linked to its parent (unless --no-save). Exit 0 reproduced / as expected, 7 strict divergence,
  * 8 tape exhausted with --fallback error.
  */
-import { resolve } from 'node:path';
 import type { AgentConfig } from '../../agent/config.js';
-import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import type { LlmClient } from '../../core/llm.js';
 import type { RunEvent } from '../../core/events.js';
 import { UsageError } from '../../core/errors.js';
@@ -22,6 +20,7 @@ import type { TapeStore } from '../../tape/tape-store.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
 import type { GlobalOptions } from '../io.js';
 import { modelEndpoint } from '../model-endpoint.js';
+import { usersConfig } from '../users-config.js';
 import { replayReport } from '../render/replay-report.js';
 import { abortOnSigint } from '../signals.js';
 import { openStore, storeDir } from '../store-dir.js';
@@ -33,6 +32,7 @@ export interface ReplayCommandOptions extends GlobalOptions {
   allowSideEffects?: boolean;
   set?: string[];
   config?: string;
+  configReplace?: boolean;
   strict?: boolean;
   speed?: string;
   baseUrl?: string;
@@ -51,7 +51,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
   const patches = await loadPatches(options.patch ?? []);
   const speed = options.speed === undefined ? undefined : Number(options.speed);
   if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a number above 0, got '${options.speed}'`);
-  const replacement = options.config === undefined ? undefined : await loadConfigFile(resolve(options.config), true);
+  const ownConfig = await usersConfig(options);
 
   // The store (and LevelDB with it) is loaded only when it is used: a tape file replayed with
   // --no-save never opens it (test/startup-imports.test.ts checks that `level` is not even loaded).
@@ -81,7 +81,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
       signal: sigint.signal,
       storeDir: storeDir(options.store),
       ...(liveLlm === undefined ? {} : { liveLlm }),
-      ...(replacement === undefined ? {} : { config: replacement, configDir: configDirOf(options.config as string) }),
+      ...ownConfig,
       ...(speed === undefined ? {} : { speed }),
       ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
       ...(options.redact === undefined ? {} : { redact: options.redact }),

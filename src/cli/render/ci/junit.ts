@@ -20,7 +20,7 @@ export function junitReport(report: CiReport, timestamp: string): string {
   if (whatIf !== null) lines.push(`    <properties><property name="what-if" value="${xml(`${report.overrides.join(' ')}: ${whatIf.sentence}`)}"/></properties>`);
   for (const result of report.results) lines.push(...testcase(result, report.failOnChange, seconds(result.durationMs)));
   for (const tape of report.skipped) {
-    lines.push(`    <testcase classname="${xml(tape.relativePath)}" name="${xml(tape.relativePath)}" time="0.000"><skipped message="not run: --max-failures reached"/></testcase>`);
+    lines.push(`    <testcase classname="${xml(tape.relativePath)}" name="${xml(tape.relativePath)}" time="0.000"><skipped message="not run: --bail reached"/></testcase>`);
   }
   lines.push('  </testsuite>', '</testsuites>');
   return `${lines.join('\n')}\n`;

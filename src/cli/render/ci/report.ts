@@ -41,8 +41,9 @@ export function countResults(report: CiReport): CiCounts {
   };
   for (const result of report.results) {
     if (result.outcome !== 'pass') counts[result.outcome]++;
+    // A rewritten tape did not pass: it drifted, and is counted apart, as updated.
     if (result.update === 'updated') counts.updated++;
-    if (isFailure(result, report.failOnChange)) counts.failed++;
+    else if (isFailure(result, report.failOnChange)) counts.failed++;
     else counts.passed++;
   }
   return counts;
@@ -55,9 +56,13 @@ export function exitCodeOf(report: CiReport): number {
   return failed.length > 0 ? 9 : 0;
 }
 
-/** `41 passed, 2 failed` (`, 3 skipped` when some were not run): the closing line CI systems read. */
+/**
+ * `41 passed, 2 failed` — with `, 1 updated` after the passed when `--update` rewrote tapes, and
+ * `, 3 skipped` at the end when some were not run: the closing line CI systems read.
+ */
 export function closingLine(counts: CiCounts): string {
-  return `${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}`;
+  const updated = counts.updated > 0 ? `, ${counts.updated} updated` : '';
+  return `${counts.passed} passed${updated}, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}`;
 }
 
 export function whatIfOf(report: CiReport): { totals: WhatIfTotals; sentence: string } | null {

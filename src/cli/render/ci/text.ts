@@ -29,19 +29,26 @@ export function textReport(report: CiReport): string {
     if (changed.length === 0) lines.push('  no tape changes');
     lines.push(whatIf.sentence);
   } else {
-    const failed = report.results.filter((r) => isFailure(r, report.failOnChange) || r.update !== undefined);
+    const failed = report.results.filter((r) => isFailure(r, report.failOnChange));
     if (failed.length > 0) lines.push(`${failed.length} tape${failed.length === 1 ? '' : 's'} did not pass${shard}:`);
-    for (const result of failed) {
-      const tag = result.update === 'updated' ? 'UPDATED' : result.update === 'cannot' ? 'NOT UPDATED' : LABEL[result.outcome];
-      lines.push(`  ${tag.padEnd(11)} ${location(result)}  ${result.name === result.tape.relativePath ? '' : `“${clip(result.name, 60)}”`}`);
-      const detail = result.drift === undefined ? [result.message] : driftLines(result.drift);
-      for (const line of detail) lines.push(`              ${clip(line, 240)}`);
+    for (const result of failed) lines.push(...resultLines(result.update === 'cannot' ? 'NOT UPDATED' : LABEL[result.outcome], result));
+    const updated = report.results.filter((r) => r.update === 'updated');
+    if (updated.length > 0) {
+      lines.push(`${updated.length} tape${updated.length === 1 ? '' : 's'} updated from ${updated.length === 1 ? 'its replay' : 'their replays'}${shard}: review the diff before you commit`);
     }
-    if (counts.updated > 0) lines.push(`updated ${counts.updated} tape${counts.updated === 1 ? '' : 's'} from their replays: review the diff before you commit`);
+    for (const result of updated) lines.push(...resultLines('UPDATED', result));
   }
-  if (report.skipped.length > 0) lines.push(`stopped after ${counts.failed} failure${counts.failed === 1 ? '' : 's'} (--max-failures): ${report.skipped.length} tape${report.skipped.length === 1 ? '' : 's'} not run`);
+  if (report.skipped.length > 0) lines.push(`stopped after ${counts.failed} failure${counts.failed === 1 ? '' : 's'} (--bail): ${report.skipped.length} tape${report.skipped.length === 1 ? '' : 's'} not run`);
   lines.push(closingLine(counts));
   return `${lines.map(printableLine).join('\n')}\n`;
+}
+
+/** A tape in the report: its tag, where it is, its name, and what happened. */
+function resultLines(tag: string, result: CiResult): string[] {
+  const lines = [`  ${tag.padEnd(11)} ${location(result)}  ${result.name === result.tape.relativePath ? '' : `“${clip(result.name, 60)}”`}`];
+  const detail = result.drift === undefined ? [result.message] : driftLines(result.drift);
+  for (const line of detail) lines.push(`              ${clip(line, 240)}`);
+  return lines;
 }
 
 /** The progress line while the tapes run (a terminal only). */

@@ -1,0 +1,27 @@
+/**
+ * Files a command will write its report to once its work is done (`ci --reporter junit:x.xml`),
+ * checked before that work starts: a path that cannot be written — its directory missing, a
+ * directory, no permission, a read-only file system — is said at once, not after the whole corpus
+ * has run. Each file is opened for writing as the report will be; a file this check made is removed
+ * again, and one that was there is left as it was. A full disk still shows only when the report is written.
+ */
+import { open, rm } from 'node:fs/promises';
+import { writeFailure } from '../core/fs-failure.js';
+
+export async function checkReportFile(file: string): Promise<void> {
+  try {
+    const made = await open(file, 'wx').catch((error: unknown) => {
+      if ((error as { code?: string }).code === 'EEXIST') return undefined;
+      throw error;
+    });
+    if (made !== undefined) {
+      await made.close();
+      await rm(file, { force: true });
+      return;
+    }
+    // It exists: opened to append to, which leaves it as it was.
+    await (await open(file, 'a')).close();
+  } catch (error) {
+    throw writeFailure(file, error);
+  }
+}
