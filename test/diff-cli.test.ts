@@ -113,14 +113,14 @@ describe('agentctl diff', () => {
     expect(lines).toContain('    A: "# changed"');
     expect(lines).toContain('    B: "# other readme"');
     expect(lines).toContain('step 1  =  identical');
-    expect(lines.at(-1)).toBe('first difference at step 0: 1 of 2 steps differ (2 steps each)');
+    expect(lines.at(-1)).toBe('first difference at step 0: 1 of 2 steps differs (2 steps each)');
   });
 
   it('--exit-code exits 7 when the runs differ; --quiet prints only the result', async () => {
     const result = await runCli(['diff', fileA, runId.slice(0, 20).toLowerCase(), '--store', store, '--exit-code', '--quiet']);
     expect(result.code).toBe(7);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toBe('first difference at step 0: 1 of 2 steps differ (2 steps each)\n');
+    expect(result.stdout).toBe('first difference at step 0: 1 of 2 steps differs (2 steps each)\n');
   });
 
   it('--json prints one step object per step, then a summary', async () => {

@@ -10,6 +10,7 @@ import type { Redactor } from '../core/redact.js';
 import type { SessionInfo } from '../tui/index.js';
 import { out, stdinIsTerminal, stdoutIsTerminal, stdoutStream, type GlobalOptions } from './io.js';
 import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
+import { count } from '../core/plural.js';
 
 export interface Display {
   event(event: RunEvent): void;
@@ -76,7 +77,7 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
         for (const safe of redactor.accept(event)) tui.event(safe);
       },
       finish: async (summary, report) => {
-        const lines = (report ?? [`${summary.state}: ${summary.steps} steps, exit ${summary.exitCode}`]).map((line) => redact.text(line));
+        const lines = (report ?? [`${summary.state}: ${count(summary.steps, 'step')}, exit ${summary.exitCode}`]).map((line) => redact.text(line));
         tui.end({ exitCode: summary.exitCode, ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }), report: lines });
         await tui.closed;
         for (const line of lines) out(line);

@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Tty from 'node:tty';
 import { IoError } from '../core/errors.js';
@@ -72,7 +72,7 @@ export function stdoutStream(): NodeJS.WriteStream {
  * Whether standard input and output are terminals, asked of their descriptors: reading
  * `process.stdin.isTTY` or `process.stdout.isTTY` would create Node's stream for each (milliseconds each,
  * and standard output would then be written through its stream for the rest of the run).
- * `node:tty` loads the stream machinery itself, so it is loaded only when asked (never by `ls`).
+ * `node:tty` loads the stream machinery itself, so it is loaded only when asked (by `ls` only on a terminal).
  */
 export function stdinIsTerminal(): boolean {
   return tty().isatty(0);
@@ -80,6 +80,30 @@ export function stdinIsTerminal(): boolean {
 
 export function stdoutIsTerminal(): boolean {
   return tty().isatty(1);
+}
+
+/**
+ * How wide lines should be to fit where standard output goes: the terminal's width when it is one,
+ * else `$COLUMNS` when set (a pipe to a pager, a script that says so), else undefined — a pipe or a
+ * file takes lines of any length, and cutting them would lose what a `grep` looks for.
+ */
+export function outputWidth(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  // Only on a terminal is the stream (which knows its width) worth creating; a pipe or a file is
+  // told from one by fstat, without loading node:tty.
+  if (isCharacterDevice(1) && stdoutIsTerminal()) {
+    const columns = stdoutStream().columns;
+    if (columns > 0) return columns;
+  }
+  const columns = Number(env['COLUMNS']);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 let ttyModule: typeof Tty | undefined;

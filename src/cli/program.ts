@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { writeOut, type GlobalOptions } from './io.js';
+import { usageErrorsOf } from './usage-errors.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -15,6 +16,9 @@ function version(): string {
 function options<T>(command: Command): T & GlobalOptions {
   return command.optsWithGlobals<T & GlobalOptions>();
 }
+
+/** What a `<run>` argument may be (tape-file.ts, isTapePath). */
+const RUN_OR_FILE = 'run id, unique id prefix, run name, or a tape file (any path that exists, gzipped or not)';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -27,10 +31,13 @@ export function buildProgram(): Command {
     .option('--tui', 'show the terminal UI (the default for record, replay and view on a terminal, outside CI)')
     .option('--no-tui', 'plain text output, one line per event')
     .option('-q, --quiet', 'print only the final result')
-    .showHelpAfterError('(run agentctl --help for usage)')
-    .exitOverride();
+    // Every command's help lists these flags too: they work after any command.
+    .configureHelp({ showGlobalOptions: true });
   // Help and version go out with everything else the CLI prints (io.ts), a closed pipe included.
-  program.configureOutput({ writeOut, outputError: (text, write) => write(text) });
+  // Errors are printed by main.ts, in agentctl's form (usage-errors.ts), so commander writes none;
+  // what it would still write to standard error is the help for `agentctl` alone, which is asked
+  // for as much as `agentctl --help` is and goes where that goes.
+  program.configureOutput({ writeOut, writeErr: writeOut, outputError: () => undefined });
 
   program
     .command('record')
@@ -54,7 +61,7 @@ export function buildProgram(): Command {
   program
     .command('replay')
     .description('replay a recorded run from the store or a tape file, and report where it departs from the tape')
-    .argument('<run>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .argument('<run>', RUN_OR_FILE)
     .option('--patch <N=text|N=@file.json>', 'replace the model response at iteration N, 0-based (repeatable)', collect)
     .addOption(new Option('--fallback <mode>', 'when the tape runs out: stop (error) or go on against the live model').choices(['error', 'live']).default('error'))
     .addOption(new Option('--tools <mode>', 'tool outcomes from the tape, or run the tools again').choices(['recorded', 'live']).default('recorded'))
@@ -77,7 +84,7 @@ export function buildProgram(): Command {
   program
     .command('view')
     .description('show a recorded run or a tape file step by step in the terminal UI, without replaying it')
-    .argument('<run>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .argument('<run>', RUN_OR_FILE)
     .action(async (run: string, _opts: unknown, command: Command) => {
       const { runView } = await import('./commands/view.js');
       await runView(run, options(command));
@@ -85,7 +92,7 @@ export function buildProgram(): Command {
 
   program
     .command('ls')
-    .description('list recorded runs, newest first')
+    .description('list recorded runs, newest first (with -q, their ids only, one per line)')
     .action(async (_opts: unknown, command: Command) => {
       const { runLs } = await import('./commands/ls.js');
       await runLs(options(command));
@@ -93,8 +100,8 @@ export function buildProgram(): Command {
 
   program
     .command('show')
-    .description("show a run's metadata and event summary")
-    .argument('<run>', 'run id, unique id prefix, or run name')
+    .description("show a run's (or a tape file's) metadata and event summary")
+    .argument('<run>', RUN_OR_FILE)
     .action(async (run: string, _opts: unknown, command: Command) => {
       const { runShow } = await import('./commands/show.js');
       await runShow(run, options(command));
@@ -103,7 +110,7 @@ export function buildProgram(): Command {
   program
     .command('export')
     .description('export a run to a portable tape file (.tape.jsonl, or .tape.jsonl.gz)')
-    .argument('<run>', 'run id, unique id prefix, or run name')
+    .argument('<run>', RUN_OR_FILE)
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(async (run: string, _opts: unknown, command: Command) => {
       const { runExport } = await import('./commands/export.js');
@@ -131,8 +138,8 @@ export function buildProgram(): Command {
   program
     .command('diff')
     .description('compare two runs or tape files step by step and show where they first differ (timing ignored)')
-    .argument('<a>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
-    .argument('<b>', 'run id, unique id prefix, run name, or a .tape.jsonl[.gz] file')
+    .argument('<a>', RUN_OR_FILE)
+    .argument('<b>', RUN_OR_FILE)
     .option('--exit-code', 'exit 7 when the runs differ (default: exit 0 either way, like git diff)')
     .action(async (a: string, b: string, _opts: unknown, command: Command) => {
       const { runDiff } = await import('./commands/diff.js');
@@ -167,7 +174,7 @@ export function buildProgram(): Command {
     .command('proxy')
     .description('an OpenAI-compatible HTTP proxy: record an agent in any language through it, or serve it a recorded run (docs/proxy.md)')
     .option('--record <name>', 'record every call onto a new run with this name (needs --upstream)')
-    .option('--replay <run>', 'serve this run (id, id prefix, name, or a .tape.jsonl[.gz] file), with no upstream')
+    .option('--replay <run>', 'serve this run (id, id prefix, name, or a tape file: any path that exists), with no upstream')
     .addOption(new Option('--mode <mode>', 'default: record with --record, replay with --replay').choices(['record', 'replay', 'replay-or-record', 'passthrough']))
     .option('--upstream <url>', 'the OpenAI-compatible API to forward to, e.g. https://api.openai.com/v1')
     .option('--port <n>', 'port to listen on (0: any free one)', '8377')
@@ -182,6 +189,7 @@ export function buildProgram(): Command {
       await runProxy(options(command));
     });
 
-  for (const command of program.commands) command.exitOverride().showHelpAfterError('(run agentctl --help for usage)');
+  usageErrorsOf(program, 'agentctl');
+  for (const command of program.commands) usageErrorsOf(command, `agentctl ${command.name()}`);
   return program;
 }

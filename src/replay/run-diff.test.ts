@@ -7,6 +7,7 @@ import type { ChatMessage, ToolCall } from '../core/messages.js';
 import { firstDifference } from './first-difference.js';
 import { diffRuns, type RunDiffSummary, type StepDiff } from './run-diff.js';
 import { summarizeStep } from './run-diff-summary.js';
+import { UNSEEN_DIFFERENCE } from './request-difference.js';
 
 /** A tool step: the model asks for read_file, guardrails decide, the tool answers. */
 function toolStep(step: number, opts: { output?: string; verdict?: 'allow' | 'block'; path?: string } = {}): RunEventInput[] {
@@ -126,6 +127,41 @@ describe('diffRuns', () => {
     expect(steps[2]?.firstDifference).toMatchObject({ index: 0, typeA: null, typeB: 'llm_request', path: '(event)' });
     expect(steps[2]?.b?.end).toEqual({ state: 'COMPLETED', reason: 'the model gave its final answer' });
     expect(summary).toEqual({ identical: false, firstDifferenceStep: 1, stepsA: 2, stepsB: 3, differingSteps: 2, identicalSteps: 1 });
+  });
+
+  it('counts the steps a run\'s totals count: where the loop ends, at the step after its last, is no step of its own', async () => {
+    // As the loop writes it: the final answer at step 1, a checkpoint, then the end at step 2.
+    const endsAfter = (answered: number): RunEventInput[] => answerStep(answered).flatMap((e) =>
+      e.type === 'state' || e.type === 'run_end' ? [{ ...e, step: answered + 1 }] : e.type === 'llm_response' ? [e, { type: 'checkpoint', step: answered, guardrails: {} } as RunEventInput] : [e]);
+    const loop = [...start(), ...toolStep(0), ...endsAfter(1)];
+    const same = await diff(run(loop), run(loop));
+    expect(same.steps.map((s) => s.step)).toEqual([0, 1]);
+    expect(same.summary).toMatchObject({ identical: true, stepsA: 2, stepsB: 2 });
+    expect(same.steps[1]?.a?.end).toEqual({ state: 'COMPLETED', reason: 'the model gave its final answer' });
+    // Against a run that goes on at step 2, the end is part of A's step 1: that is where they part.
+    const longer = await diff(run(loop), run([...start(), ...toolStep(0), ...toolStep(1), ...endsAfter(2)]));
+    expect(longer.summary).toEqual({ identical: false, firstDifferenceStep: 1, stepsA: 2, stepsB: 3, differingSteps: 2, identicalSteps: 1 });
+  });
+
+  it('joins a step of closing events alone to the step before it, wherever it is', async () => {
+    const closing: RunEventInput[] = [{ type: 'checkpoint', step: 1, guardrails: {} }, { type: 'state', step: 1, from: 'RUNNING', to: 'RUNNING', reason: 'resumed' }];
+    const a = [...start(), ...toolStep(0), ...closing, ...answerStep(2)];
+    const { steps, summary } = await diff(run(a), run(a));
+    expect(steps.map((s) => [s.step, s.a?.events])).toEqual([[0, 2 + 7 + 2], [2, 4]]);
+    expect(summary).toMatchObject({ identical: true, stepsA: 2, stepsB: 2 });
+  });
+
+  it('names what a request\'s hash alone differs in from the conversation that request had, not a later one', async () => {
+    const request = (prefix: number, append: ChatMessage[], hash: string): RunEventInput =>
+      ({ type: 'llm_request', step: 0, iteration: 0, hash, prefix, append, model: 'm', stream: false, tools: [] });
+    const side = (hash: string, extra: string): RunEvent[] => run([
+      ...start(),
+      request(0, [{ role: 'user', content: 'hi' }], hash),
+      { type: 'llm_error', step: 0, iteration: 0, attempt: 0, kind: 'recoverable', message: 'busy' },
+      request(1, [{ role: 'user', content: extra }], 'same'),
+    ]);
+    const { steps } = await diff(side('h-a', 'more from A'), side('h-b', 'more from B'));
+    expect(steps[0]?.firstDifference).toMatchObject({ index: 2, typeA: 'llm_request', path: UNSEEN_DIFFERENCE, a: 'h-a', b: 'h-b' });
   });
 
   it('reports an extra event and a different event type at their position', async () => {
@@ -275,7 +311,7 @@ async function shape(a: RunEvent[], b: RunEvent[]): Promise<unknown[]> {
   return steps.map(({ step, same, firstDifference: d }) => [step, same, d && [d.index, d.typeA, d.typeB, d.path]]);
 }
 
-/** The diff without id labels: each step on its own, every field compared as written. */
+/** The diff without id labels: each step on its own, every field compared as written (a request hash that alone differs named by what it stands for). */
 function oldShape(a: RunEvent[], b: RunEvent[]): unknown[] {
   const byStep = (events: RunEvent[]): Map<number, RunEvent[]> => {
     const steps = new Map<number, RunEvent[]>();
@@ -287,6 +323,27 @@ function oldShape(a: RunEvent[], b: RunEvent[]): unknown[] {
     delete (copy as { durationMs?: number }).durationMs;
     if (event.type === 'llm_chunk') (copy as Record<string, unknown>).chunk = { ...event.chunk, offsetMs: undefined };
     return copy;
+  };
+  // Each request's whole conversation, rebuilt from its delta: what a hash that alone differs stands for.
+  const conversations = (events: RunEvent[]): Map<RunEvent, unknown[]> => {
+    const found = new Map<RunEvent, unknown[]>();
+    let messages: unknown[] = [];
+    for (const e of events) {
+      if (e.type !== 'llm_request') continue;
+      messages = [...messages.slice(0, e.prefix), ...e.append];
+      found.set(e, messages);
+    }
+    return found;
+  };
+  const [talkA, talkB] = [conversations(a), conversations(b)];
+  const hashCause = (p: RunEvent, q: RunEvent): string => {
+    const { hash: _x, ...x } = normalize(p);
+    const { hash: _y, ...y } = normalize(q);
+    const shown = firstDifference(x, y);
+    if (shown !== null) return shown.path;
+    const [m = [], n = []] = [talkA.get(p), talkB.get(q)];
+    for (let i = 0; i < Math.max(m.length, n.length); i++) if (JSON.stringify(m[i]) !== JSON.stringify(n[i])) return `messages[${i}]`;
+    return UNSEEN_DIFFERENCE;
   };
   const left = byStep(a);
   const right = byStep(b);
@@ -302,7 +359,7 @@ function oldShape(a: RunEvent[], b: RunEvent[]): unknown[] {
       else if (p.type !== q.type) found = [i, p.type, q.type, 'type'];
       else {
         const d = firstDifference(normalize(p), normalize(q));
-        if (d !== null) found = [i, p.type, q.type, d.path];
+        if (d !== null) found = [i, p.type, q.type, d.path === 'hash' ? hashCause(p, q) : d.path];
       }
     }
     if (found === undefined && (x === null || y === null)) found = [0, null, null, '(event)'];
@@ -357,17 +414,29 @@ describe('diffRuns: ids are compared by position, not text', () => {
     const warmer = { ...twoCalls(), temperature: 1 };
     // Same ids: every request's hash differs, because the settings do.
     const same = await diff(buildRun(twoCalls(), plainIds), buildRun(warmer, plainIds));
-    expect(same.steps.map((s) => s.firstDifference?.path)).toEqual(['hash', 'hash', 'hash']);
+    expect(same.steps.map((s) => s.firstDifference?.path)).toEqual([UNSEEN_DIFFERENCE, UNSEEN_DIFFERENCE, UNSEEN_DIFFERENCE]);
     // Other ids too: step 0 (no ids yet) shows the settings differ, so the later hashes are not excused.
     const renamed = await diff(buildRun(twoCalls(), plainIds), buildRun(warmer, random));
-    expect(renamed.steps.map((s) => s.firstDifference?.path)).toEqual(['hash', 'hash', 'hash']);
+    expect(renamed.steps.map((s) => s.firstDifference?.path)).toEqual([UNSEEN_DIFFERENCE, UNSEEN_DIFFERENCE, UNSEEN_DIFFERENCE]);
   });
 
-  it('reports a request whose conversation differs beyond ids (an earlier step did) at its hash', async () => {
+  it('reports a request whose conversation differs beyond ids (an earlier step did) at the first message that differs', async () => {
     const other = twoCalls();
     other.steps[0]!.results[1] = { call: 1, output: 'B2' };
     const { steps } = await diff(buildRun(twoCalls(), plainIds), buildRun(other, random));
-    expect(steps.map((s) => [s.same, s.firstDifference?.path])).toEqual([[false, 'output'], [false, 'append[2].content'], [false, 'hash']]);
+    // Message 4 is the second tool result of step 0 (after the system, user and assistant messages and the first result).
+    expect(steps.map((s) => [s.same, s.firstDifference?.path])).toEqual([[false, 'output'], [false, 'append[2].content'], [false, 'messages[4]']]);
+    const last = steps[2]?.firstDifference;
+    expect(last?.a).toMatch(/^[0-9a-f]{64}$/);
+    expect(last?.b).toMatch(/^[0-9a-f]{64}$/);
+    expect(last?.a).not.toBe(last?.b);
+  });
+
+  it('names a field the tape shows that differs along with the hash (one that sorts after it), not the hash', async () => {
+    const a = run(base());
+    const b = run(base()).map((e) => (e.type === 'llm_request' && e.step === 1 ? { ...e, hash: 'other', params: { top_p: 0.5 } } : e));
+    const { steps } = await diff(a, b);
+    expect(steps[1]?.firstDifference).toEqual({ index: 0, typeA: 'llm_request', typeB: 'llm_request', path: 'params', a: undefined, b: { top_p: 0.5 } });
   });
 
   const template: fc.Arbitrary<RunTemplate> = fc.record({

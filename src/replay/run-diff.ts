@@ -6,7 +6,8 @@
  * tool-call ids become labels like `call#2.0`, so two recordings whose provider made up other ids
  * compare equal). The divergence notes a replay adds about its own tape are not behaviour and are
  * left out. For a differing step, the first differing event and field is given, side A vs side B
- * (via firstDifference); a step only one run has differs too.
+ * (via firstDifference; for requests that differ only in their hashes, the field behind it); a step
+ * only one run has differs too. Steps are counted and grouped as everywhere else (core/steps.ts).
  *
  * A request's `hash` covers its whole conversation, ids included. When the two conversations so far
  * are the same text, the hashes are compared as they are; when they differ only in ids, the labelled
@@ -17,9 +18,11 @@
 import { createHash } from 'node:crypto';
 import type { LlmRequestEvent, RunEvent, RunEventType } from '../core/events.js';
 import { TapeFormatError } from '../core/errors.js';
+import { closesStep } from '../core/steps.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { firstDifference } from './first-difference.js';
 import { HashedSettings, IdLabels } from './id-labels.js';
+import { UNSEEN_DIFFERENCE } from './request-difference.js';
 import { summarizeStep, type StepSummary } from './run-diff-summary.js';
 
 /** Where a step first differs. */
@@ -29,7 +32,11 @@ export interface EventDifference {
   /** The event type at that position on each side; null when that side has no event there. */
   typeA: RunEventType | null;
   typeB: RunEventType | null;
-  /** The field that differs, e.g. `output` or `response.message.content`; `type` or `(event)` when the events are not comparable. */
+  /**
+   * The field that differs, e.g. `output` or `response.message.content`; for requests whose hashes
+   * differ, what makes them differ (`prefix`, `messages[3]`, `tools (definitions) or parameters`);
+   * `type` or `(event)` when the events are not comparable.
+   */
   path: string;
   a: unknown;
   b: unknown;
@@ -147,9 +154,28 @@ export class RunComparison {
       if (typeA !== typeB) return { index, typeA, typeB, path: 'type', a: typeA, b: typeB };
       const [x, y] = this.comparable(eventA, eventB);
       const found = firstDifference(x, y);
-      if (found !== null) return { index, typeA, typeB, path: found.path, a: found.recorded, b: found.replayed };
+      if (found === null) continue;
+      if (found.path === 'hash') return { index, typeA, typeB, ...this.hashDifference(eventA, eventB, x, y) };
+      return { index, typeA, typeB, path: found.path, a: found.recorded, b: found.replayed };
     }
     return null;
+  }
+
+  /**
+   * What makes two requests' hashes differ, named as the replay names it (request-difference.ts): a
+   * field the tape shows that sorts after `hash` (`prefix`, `params`, `tools`…); else the first
+   * message of the conversations so far that differs beyond ids (`messages[i]`: one an earlier
+   * step sent, since this step's own are compared in `append`), found from the digests each side
+   * keeps as they stand after the step; else what the hash covers and the tape does not show. The
+   * values given for the last two are the hashes.
+   */
+  private hashDifference(a: Prepared, b: Prepared, x: Record<string, unknown>, y: Record<string, unknown>): Pick<EventDifference, 'path' | 'a' | 'b'> {
+    const { hash: hashA, ...shownA } = x;
+    const { hash: hashB, ...shownB } = y;
+    const shown = firstDifference(shownA, shownB);
+    if (shown !== null) return { path: shown.path, a: shown.recorded, b: shown.replayed };
+    const message = firstDifferingMessage(this.a.conversation(a), this.b.conversation(b));
+    return { path: message === null ? UNSEEN_DIFFERENCE : `messages[${message}]`, a: hashA, b: hashB };
   }
 
   /** Requests whose conversations so far are the same text show, by their hashes, whether the unseen settings agree. */
@@ -179,11 +205,17 @@ export class RunComparison {
   }
 }
 
-/** An event ready to compare: normalized, ids labelled; for a request, digests of its conversation so far. */
+/** An event ready to compare: normalized, ids labelled; for a request, digests of its conversation so far and its length. */
 interface Prepared {
   type: RunEventType;
   normalized: Record<string, unknown>;
-  request?: { event: LlmRequestEvent; text: string; labelled: string };
+  request?: { event: LlmRequestEvent; text: string; labelled: string; messages: number };
+}
+
+/** The index of the first entry two digest chains differ at (a chain's digest covers every message up to it), or null. */
+function firstDifferingMessage(a: readonly string[], b: readonly string[]): number | null {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) return i;
+  return null;
 }
 
 /** One run's side of a comparison: its id labels and its conversation (as message digests). */
@@ -206,9 +238,14 @@ class RunSide {
         const labelledDigest = other === undefined || other === message ? digest : sha256(canonicalJson(other));
         this.labelled.push(sha256(`${this.labelled.at(-1) ?? ''}:${labelledDigest}`));
       });
-      prepared.request = { event, text: this.text.at(-1) ?? '', labelled: this.labelled.at(-1) ?? '' };
+      prepared.request = { event, text: this.text.at(-1) ?? '', labelled: this.labelled.at(-1) ?? '', messages: this.labelled.length };
     }
     return prepared;
+  }
+
+  /** The labelled digests of a prepared request's conversation, as far as it went. */
+  conversation(prepared: Prepared): readonly string[] {
+    return this.labelled.slice(0, prepared.request?.messages ?? 0);
   }
 }
 
@@ -237,25 +274,38 @@ export function normalize(event: RunEvent): Record<string, unknown> {
 }
 
 /**
- * A run's events grouped by step, forward only; replay divergence notes dropped. In a run recorded
- * at the transport (`overlapping`) calls may overlap, so an event can come after a later step's: it
- * goes with the step under way. In any other run that is a bad tape.
+ * A run's events grouped by step (core/steps.ts: the events that only close a step join the one
+ * they close), forward only; replay divergence notes dropped. In a run recorded at the transport
+ * (`overlapping`) calls may overlap, so an event can come after a later step's: it goes with the
+ * step under way. In any other run that is a bad tape.
  */
 async function* stepGroups(events: AsyncIterable<RunEvent>, side: string, overlapping: boolean): AsyncGenerator<StepGroup> {
+  // The step read before `group`, held back while `group` holds only events that may close it.
+  let held: StepGroup | null = null;
   let group: StepGroup | null = null;
+  // Whether `group` holds an event that does not close a step: then it is a step of its own.
+  let opened = false;
   for await (const event of events) {
     if (group !== null && event.step < group.step && !overlapping) {
       throw new TapeFormatError(`run ${side}: event ${event.seq} goes back from step ${group.step} to ${event.step}`);
     }
     if (event.type === 'divergence') continue;
-    if (group !== null && event.step <= group.step) {
-      group.events.push(event);
-      continue;
+    if (group !== null && event.step <= group.step) group.events.push(event);
+    else {
+      if (group !== null && held !== null && !opened) held.events.push(...group.events);
+      else if (group !== null) held = group;
+      group = { step: event.step, events: [event] };
+      opened = false;
     }
-    if (group !== null) yield group;
-    group = { step: event.step, events: [event] };
+    if (!opened && !closesStep(event)) {
+      opened = true;
+      if (held !== null) yield held;
+      held = null;
+    }
   }
-  if (group !== null) yield group;
+  if (group !== null && held !== null && !opened) held.events.push(...group.events);
+  else if (group !== null) yield group;
+  if (held !== null) yield held;
 }
 
 function sha256(text: string): string {

@@ -14,6 +14,7 @@ import { openTapeFile } from '../tape/tape-file.js';
 import type { CorpusTape } from './corpus.js';
 import { describeDecision, type DecisionSummary } from './decision-change.js';
 import { replayEach, type ReplayResult, type UsersConfig } from './replay-run.js';
+import { count } from '../core/plural.js';
 
 export type TapeOutcome = 'pass' | 'drift' | 'exhausted' | 'invalid' | 'error' | 'changed';
 
@@ -116,7 +117,7 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
     }
     const reproduced = result.verdict === 'exhausted'
       ? `reproduced up to where its recording stopped (step ${result.exhaustedAt ?? 0})`
-      : `reproduced: ${result.totals?.steps ?? 0} steps, final state ${result.state ?? '?'}`;
+      : `reproduced: ${count(result.totals?.steps ?? 0, 'step')}, final state ${result.state ?? '?'}`;
     return { ...done({ ...base, outcome: 'pass', message: reproduced }), replay: result };
   } catch (error) {
     const name = meta?.name ?? meta?.task ?? tape.relativePath;
@@ -194,7 +195,7 @@ function whatIfOutcome(meta: RunMeta, result: ReplayResult, firstChange: WhatIf[
   if (firstChange !== null) parts.push(`step ${firstChange.step}: ${firstChange.rule} ${firstChange.before} → ${firstChange.after}`);
   if (whatIf.state.before !== whatIf.state.after) parts.push(`ends ${whatIf.state.after ?? '?'} (was ${whatIf.state.before ?? '?'})`);
   const saved = whatIf.steps.before - whatIf.steps.after;
-  if (saved !== 0) parts.push(saved > 0 ? `${saved} step${saved === 1 ? '' : 's'} fewer` : `${-saved} step${saved === -1 ? '' : 's'} more`);
+  if (saved !== 0) parts.push(saved > 0 ? `${count(saved, 'step')} fewer` : `${count(-saved, 'step')} more`);
   return { outcome: 'changed', message: parts.join('; '), whatIf };
 }
 

@@ -2,6 +2,7 @@
  * What a what-if does across a corpus, in one sentence: "3 runs now stop earlier, saving 41 steps
  * and $0.1200; 1 run that completed now ends in ERROR; 8 unchanged".
  */
+import { count } from '../core/plural.js';
 import type { TapeResult } from './tape-check.js';
 
 export interface WhatIfTotals {
@@ -49,14 +50,14 @@ export function whatIfTotals(results: readonly TapeResult[]): WhatIfTotals {
   return totals;
 }
 
-const runs = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
+const runs = (n: number): string => count(n, 'run');
 const ended = (state: string): string => (state === 'COMPLETED' ? 'completed' : `ended in ${state}`);
 
 /** The one-sentence summary. */
 export function whatIfSentence(totals: WhatIfTotals): string {
   const parts: string[] = [];
   if (totals.stopEarlier > 0) {
-    const saved = [`${totals.stepsSaved} step${totals.stepsSaved === 1 ? '' : 's'}`];
+    const saved = [count(totals.stepsSaved, 'step')];
     if (totals.costSaved > 0) saved.push(`$${totals.costSaved.toFixed(4)}`);
     parts.push(`${runs(totals.stopEarlier)} now stop${totals.stopEarlier === 1 ? 's' : ''} earlier, saving ${saved.join(' and ')}`);
   }

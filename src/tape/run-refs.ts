@@ -2,6 +2,9 @@
 import { InvalidOptionError, NotFoundError } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
 
+/** The ids an ambiguous prefix's error lists; `…` says there are more. */
+const SHOWN_MATCHES = 5;
+
 /**
  * The run `ref` names among `matches` (runs whose id starts with it, or whose name it is; newest
  * first): the newest of that name, else the one prefix match. Exit 10 when none, exit 2 when a
@@ -12,7 +15,9 @@ export function pickRun(ref: string, matches: readonly RunMeta[]): RunMeta {
   if (byName !== undefined) return byName;
   if (matches.length === 1) return matches[0] as RunMeta;
   if (matches.length > 1) {
-    throw new InvalidOptionError(`'${ref}' matches ${matches.length} runs: ${matches.slice(0, 5).map((m) => m.id).join(', ')}`, {
+    const shown = matches.slice(0, SHOWN_MATCHES).map((m) => m.id);
+    if (matches.length > SHOWN_MATCHES) shown.push('…');
+    throw new InvalidOptionError(`'${ref}' matches ${matches.length} runs: ${shown.join(', ')}`, {
       hint: 'give more of the run id',
     });
   }

@@ -7,6 +7,7 @@ import type { Level } from 'level';
 import { TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { storeFailure, type StorePlace } from './store-failure.js';
+import { count } from '../core/plural.js';
 
 export type EventsSublevel = AbstractSublevel<Level<string, unknown>, string | Buffer | Uint8Array, string, unknown>;
 
@@ -55,7 +56,7 @@ export async function* readStoredBatches(
       }
       if (values.length === 0) {
         if (expected !== undefined && read !== expected) {
-          throw new TapeFormatError(`run ${runId} has ${read} events in the store where its metadata says ${expected}: the store is damaged`, { file: place.dir });
+          throw new TapeFormatError(`run ${runId} has ${count(read, 'event')} in the store where its metadata says ${expected}: the store is damaged`, { file: place.dir });
         }
         return;
       }

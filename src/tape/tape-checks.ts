@@ -28,6 +28,7 @@ import type { RunMeta } from '../core/run-meta.js';
 import type { ToolSpec } from '../core/tools.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { checkRunStart } from './header-checks.js';
+import { count } from '../core/plural.js';
 
 /** Where a problem is: the tape file and line. */
 interface At {
@@ -162,7 +163,7 @@ export class TapeChecks {
     const at = { file: this.file, line: lastLine + 1 };
     const { eventCount, status, finalState } = this.meta;
     if (eventCount !== undefined && this.count !== eventCount) {
-      throw new TapeFormatError(`the tape ends after ${this.count} events; its header says ${eventCount} (truncated?)`, at);
+      throw new TapeFormatError(`the tape ends after ${count(this.count, 'event')}; its header says ${eventCount} (truncated?)`, at);
     }
     if (this.end === null && status === 'complete') {
       throw new TapeFormatError('the tape ends without run_end, but its header says the run is complete (truncated?)', at);
@@ -195,7 +196,7 @@ class RequestChecks {
   /** Null when the request checks out, else what is wrong. */
   check(event: LlmRequestEvent): string | null {
     if (event.prefix > this.messages.length) {
-      return `request ${event.iteration} keeps ${event.prefix} messages of the previous request, which had ${this.messages.length}`;
+      return `request ${event.iteration} keeps ${count(event.prefix, 'message')} of the previous request, which had ${this.messages.length}`;
     }
     applyDeltaInPlace(this.messages, event);
     if (!this.strict) {

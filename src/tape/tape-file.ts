@@ -22,13 +22,15 @@ import { LineChecks, parseJson, trustedEvents } from './line-checks.js';
 import { quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig } from './tape-checks.js';
 import { headerLine, TAPE_FORMAT } from './tape-header.js';
+import { hasTapeName } from './tape-path.js';
 import { maxInflatedBytes, TAPE_LIMITS, type TapeLimits } from './tape-limits.js';
 
 export { TAPE_FORMAT } from './tape-header.js';
+export { isTapePath } from './tape-path.js';
 
-/** True for paths agentctl treats as tape files rather than run ids. */
-export function isTapePath(ref: string): boolean {
-  return /\.tape\.jsonl(\.gz)?$/.test(ref) || ref.endsWith('.jsonl') || ref.endsWith('.jsonl.gz');
+/** `agentctl: <path> is a directory`, exit 2: a tape is one file. */
+function directoryError(path: string): InvalidOptionError {
+  return new InvalidOptionError(`${path} is a directory`, { hint: `give a tape file or a run id; agentctl ci ${path} replays every tape in a directory` });
 }
 
 /**
@@ -107,7 +109,7 @@ export async function removeStaleTempFiles(dir: string, now = Date.now()): Promi
   await Promise.all(
     names.map(async (name) => {
       const match = TEMP_NAME.exec(name);
-      if (match === null || !isTapePath(match[1] as string)) return;
+      if (match === null || !hasTapeName(match[1] as string)) return;
       const pid = Number(match[2]);
       if (pid === process.pid || processExists(pid)) return;
       const file = join(dir, name);
@@ -161,6 +163,7 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   const limits: TapeLimits = { ...TAPE_LIMITS, ...options.limits };
   try {
     const info = await stat(path);
+    if (info.isDirectory()) throw directoryError(path);
     if (!info.isFile()) throw new TapeFormatError('not a file', { file: path });
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') {

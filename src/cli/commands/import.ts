@@ -1,6 +1,7 @@
 import { openTapeFile, validateTapeFile } from '../../tape/tape-file.js';
 import { out, type GlobalOptions } from '../io.js';
 import { withStore } from '../with-store.js';
+import { count as plural } from '../../core/plural.js';
 
 /** `agentctl import <file>`: the whole file is checked before anything is written to the store. */
 export async function runImport(file: string, options: GlobalOptions): Promise<void> {
@@ -10,5 +11,5 @@ export async function runImport(file: string, options: GlobalOptions): Promise<v
     await store.putRun(tape.meta, tape.events());
   });
   if (options.json) out(JSON.stringify({ imported: tape.meta.id, events: count }));
-  else if (!options.quiet) out(`imported ${tape.meta.id} (${count} events)`);
+  else if (!options.quiet) out(`imported ${tape.meta.id} (${plural(count, 'event')})`);
 }

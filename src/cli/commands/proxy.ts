@@ -22,6 +22,7 @@ import { TAPE_LIMITS } from '../../tape/tape-limits.js';
 import { lowerHelperThreads } from '../helper-threads.js';
 import { note, out, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
+import { count } from '../../core/plural.js';
 
 export interface ProxyCommandOptions extends GlobalOptions {
   record?: string;
@@ -248,10 +249,6 @@ function summaryText(s: ProxySummary, failed: number, strict: boolean): string {
   }
   if (failed > 0) parts.push(`${count(failed, 'request')} got no reply from upstream`);
   return parts.join(', ');
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function shownUrl(url: URL): string {

@@ -1,27 +1,29 @@
-import type { RunEventType, RunStartEvent } from '../../core/events.js';
+import type { RunEndEvent, RunEventType, RunStartEvent } from '../../core/events.js';
 import { recordedBy, type RunSource } from '../../core/run-meta.js';
 import { printableJson } from '../../core/terminal-text.js';
 import type { ToolSpec } from '../../core/tools.js';
 import { runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
-import { withStore } from '../with-store.js';
+import { withTapeSource } from '../with-tape-source.js';
 
-/** `agentctl show <run>`: a run's metadata and what its tape holds. */
+/** `agentctl show <run | file>`: a run's metadata and what its tape holds. */
 export async function runShow(ref: string, options: GlobalOptions): Promise<void> {
-  await withStore(options, { readOnly: true }, async (store) => {
-    const meta = await store.resolveRun(ref);
+  await withTapeSource(ref, options, async ({ meta, events: read }) => {
     const byType: Partial<Record<RunEventType, number>> = {};
     const verdicts: Record<string, number> = {};
     let events = 0;
     let start: RunStartEvent | undefined;
-    for await (const event of store.readEvents(meta.id)) {
+    let end: RunEndEvent | undefined;
+    for await (const event of read()) {
       events++;
       if (event.type === 'run_start') start = event;
+      else if (event.type === 'run_end') end = event;
       byType[event.type] = (byType[event.type] ?? 0) + 1;
       if (event.type === 'guardrail') verdicts[event.verdict] = (verdicts[event.verdict] ?? 0) + 1;
     }
     if (options.json) {
-      out(printableJson({ run: meta, events, eventTypes: byType, verdicts, tools: runTools(meta.config, start?.customTools) }));
+      const tools = runTools(meta.config, start?.customTools);
+      out(printableJson({ run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, tools }));
       return;
     }
     const rows = [
@@ -30,7 +32,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       ['recorded by', RECORDED_BY[recordedBy(meta)]],
       ...(meta.name === undefined ? [] : [['name', meta.name]]),
       ['created', shortTime(meta.createdAt)],
-      ['outcome', runOutcome(meta)],
+      ['outcome', end === undefined ? runOutcome(meta) : `${runOutcome(meta)}: ${end.reason}`],
       ['task', meta.task],
       ['model', meta.baseUrl === undefined ? meta.model : `${meta.model} at ${meta.baseUrl}`],
       ['seed', String(meta.seed)],
@@ -42,7 +44,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       const t = meta.totals;
       rows.push(['steps', String(t.steps)]);
       rows.push(['calls', `${t.llmCalls} model, ${t.toolCalls} tool`]);
-      rows.push(['tokens', `${t.inputTokens} in, ${t.outputTokens} out, cost ${t.cost.toFixed(4)}`]);
+      rows.push(['tokens', `${t.inputTokens} in, ${t.outputTokens} out, cost $${t.cost.toFixed(4)}`]);
     }
     const verdictText = Object.entries(verdicts)
       .map(([verdict, n]) => `${verdict} ${n}`)

@@ -15,6 +15,8 @@ import { displayKind, openDisplay } from '../display.js';
 import { runOutcome } from '../format.js';
 import type { GlobalOptions } from '../io.js';
 import { openStore, storeDir } from '../store-dir.js';
+import { count } from '../../core/plural.js';
+import { countSteps } from '../../core/steps.js';
 
 export async function runView(ref: string, options: GlobalOptions): Promise<void> {
   const kind = displayKind(options);
@@ -45,9 +47,9 @@ export async function runView(ref: string, options: GlobalOptions): Promise<void
     throw error;
   }
   const outcome = runOutcome(meta);
-  const steps = meta.totals?.steps ?? new Set(events.map((e) => e.step)).size;
+  const steps = meta.totals?.steps ?? countSteps(events);
   await display.finish(
     { runId: meta.id, state: meta.finalState ?? meta.status, steps, exitCode: 0 },
-    [printableLine(`${meta.kind} run ${meta.id}${meta.name === undefined ? '' : ` (${meta.name})`}: ${outcome}, ${steps} steps, ${events.length} events`)],
+    [printableLine(`${meta.kind} run ${meta.id}${meta.name === undefined ? '' : ` (${meta.name})`}: ${outcome}, ${count(steps, 'step')}, ${count(events.length, 'event')}`)],
   );
 }

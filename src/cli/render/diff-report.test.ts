@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StepSummary } from '../../replay/run-diff-summary.js';
 import type { StepDiff } from '../../replay/run-diff.js';
+import { UNSEEN_DIFFERENCE } from '../../replay/request-difference.js';
 import { DiffTextReport, summaryLine } from './diff-report.js';
 
 const side = (over: Partial<StepSummary> = {}): StepSummary => ({
@@ -23,7 +24,7 @@ describe('DiffTextReport', () => {
       ...report.step(same(3)),
       ...report.step({
         step: 4, same: false, a: side({ states: [{ from: 'RUNNING', to: 'WAITING_FOR_TOOL' }, { from: 'WAITING_FOR_TOOL', to: 'RUNNING' }] }), b: side(),
-        firstDifference: { index: 0, typeA: 'llm_request', typeB: 'llm_request', path: 'hash', a: 'x', b: 'y' },
+        firstDifference: { index: 0, typeA: 'llm_request', typeB: 'llm_request', path: 'messages[3]', a: 'x', b: 'y' },
       }),
       ...report.step({
         step: 5, same: false, a: null, b: side({ end: { state: 'COMPLETED', reason: 'done' } }),
@@ -43,7 +44,7 @@ describe('DiffTextReport', () => {
       'step 4  ≠',
       '  A  state RUNNING → WAITING_FOR_TOOL → RUNNING',
       '  B  (3 events)',
-      '  differs at event 0 (llm_request) at hash',
+      '  differs at event 0 (llm_request) at messages[3]',
       'step 5  ≠',
       '  A  (no step 5)',
       '  B  end COMPLETED: done',
@@ -51,7 +52,7 @@ describe('DiffTextReport', () => {
     ]);
   });
 
-  it('says what an id label is when the first difference shows one, and what a request hash covers', () => {
+  it('says what an id label is when the first difference shows one, and what differing request hashes stand for', () => {
     const lines = new DiffTextReport().step({
       step: 0, same: false, a: side(), b: side(),
       firstDifference: { index: 6, typeA: 'tool_result', typeB: 'tool_result', path: 'callId', a: 'call#0.0', b: 'call#0.1' },
@@ -62,15 +63,29 @@ describe('DiffTextReport', () => {
       '    A: "call#0.0"',
       '    B: "call#0.1"',
     ]);
-    const hash = new DiffTextReport().step({
+    const hashOnly = (path: string): string[] => new DiffTextReport().step({
       step: 2, same: false, a: side(), b: side(),
-      firstDifference: { index: 0, typeA: 'llm_request', typeB: 'llm_request', path: 'hash', a: 'x', b: 'y' },
+      firstDifference: { index: 0, typeA: 'llm_request', typeB: 'llm_request', path, a: 'x', b: 'y' },
     });
-    expect(hash[4]).toBe('    (the hash covers the whole conversation so far and settings the tape does not show, such as tool definitions: an earlier step or one of those differs)');
+    expect(hashOnly(UNSEEN_DIFFERENCE).slice(3, 5)).toEqual([
+      '  first differing: event 0 (llm_request) at tools (definitions) or parameters',
+      "    (only the requests' hashes differ: they cover what the tape does not show, such as the tools' definitions; the hashes are shown)",
+    ]);
+    expect(hashOnly('messages[4]').slice(3, 5)).toEqual([
+      '  first differing: event 0 (llm_request) at messages[4]',
+      "    (the conversations differ from this message on, which an earlier step sent; the requests' hashes are shown)",
+    ]);
   });
 
   it('says identical, with the step count', () => {
     expect(summaryLine({ identical: true, firstDifferenceStep: null, stepsA: 4, stepsB: 4, differingSteps: 0, identicalSteps: 4 }))
       .toBe('identical: 4 steps each, every event the same (timing ignored)');
+  });
+
+  it('counts with the right plural', () => {
+    expect(summaryLine({ identical: true, firstDifferenceStep: null, stepsA: 1, stepsB: 1, differingSteps: 0, identicalSteps: 1 }))
+      .toBe('identical: 1 step each, every event the same (timing ignored)');
+    expect(summaryLine({ identical: false, firstDifferenceStep: 1, stepsA: 1, stepsB: 2, differingSteps: 1, identicalSteps: 1 }))
+      .toBe('first difference at step 1: 1 of 2 steps differs (A has 1 step, B 2)');
   });
 });

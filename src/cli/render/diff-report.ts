@@ -13,7 +13,9 @@ import { RULES } from '../../guardrails/rules.js';
 import type { DecisionSummary, StepSummary } from '../../replay/run-diff-summary.js';
 import type { EventDifference, RunDiffSummary, StepDiff } from '../../replay/run-diff.js';
 import { ID_LABEL_TEXT } from '../../replay/id-labels.js';
+import { UNSEEN_DIFFERENCE } from '../../replay/request-difference.js';
 import { clip, runOutcome } from '../format.js';
+import { count } from '../../core/plural.js';
 
 /** Rules that only say "nothing to see here"; every other decision (blocks, skips, near-misses) is shown. */
 const ROUTINE_RULES: ReadonlySet<string> = new Set<string>([
@@ -77,10 +79,10 @@ export class DiffTextReport {
 
 /** `identical: …` or `first difference at step K: …`, with the counts. */
 export function summaryLine(summary: RunDiffSummary): string {
-  const steps = summary.stepsA === summary.stepsB ? `${summary.stepsA} steps each` : `A has ${summary.stepsA} steps, B ${summary.stepsB}`;
+  const steps = summary.stepsA === summary.stepsB ? `${count(summary.stepsA, 'step')} each` : `A has ${count(summary.stepsA, 'step')}, B ${summary.stepsB}`;
   if (summary.identical) return `identical: ${steps}, every event the same (timing ignored)`;
   const total = summary.differingSteps + summary.identicalSteps;
-  return `first difference at step ${summary.firstDifferenceStep ?? '?'}: ${summary.differingSteps} of ${total} steps differ (${steps})`;
+  return `first difference at step ${summary.firstDifferenceStep ?? '?'}: ${summary.differingSteps} of ${count(total, 'step')} ${summary.differingSteps === 1 ? 'differs' : 'differ'} (${steps})`;
 }
 
 function sideLines(name: string, step: number, side: StepSummary | null): string[] {
@@ -99,11 +101,11 @@ function sideLines(name: string, step: number, side: StepSummary | null): string
   }
   for (const decision of side.decisions.filter(notable)) parts.push(`guard ${decisionText(decision)}`);
   const routine = side.decisions.filter((d) => !notable(d)).length;
-  if (routine > 0) parts.push(`guard ${routine} routine pass${routine === 1 ? '' : 'es'}`);
+  if (routine > 0) parts.push(`guard ${count(routine, 'routine pass', 'routine passes')}`);
   if (side.states.length > 0) parts.push(`state ${stateChain(side.states)}`);
   for (const warning of side.warnings) parts.push(`warning ${clip(warning, 80)}`);
   if (side.end !== null) parts.push(`end ${side.end.state}: ${clip(side.end.reason, 80)}`);
-  if (parts.length === 0) parts.push(`(${side.events} event${side.events === 1 ? '' : 's'})`);
+  if (parts.length === 0) parts.push(`(${count(side.events, 'event')})`);
   return parts.map((part, i) => `  ${i === 0 ? name : ' '}  ${part}`);
 }
 
@@ -126,8 +128,10 @@ function stateChain(states: StepSummary['states']): string {
 
 function differenceLines(difference: EventDifference): string[] {
   const lines = [`  first differing: ${where(difference)}`];
-  if (difference.path === 'hash' && difference.typeA === 'llm_request') {
-    lines.push('    (the hash covers the whole conversation so far and settings the tape does not show, such as tool definitions: an earlier step or one of those differs)');
+  if (difference.typeA === 'llm_request' && difference.path === UNSEEN_DIFFERENCE) {
+    lines.push("    (only the requests' hashes differ: they cover what the tape does not show, such as the tools' definitions; the hashes are shown)");
+  } else if (difference.typeA === 'llm_request' && /^messages\[\d+\]$/.test(difference.path)) {
+    lines.push("    (the conversations differ from this message on, which an earlier step sent; the requests' hashes are shown)");
   }
   if ([difference.a, difference.b].some((value) => ID_LABEL_TEXT.test(JSON.stringify(value) ?? ''))) {
     lines.push('    (ids are compared by position: call#S.N stands for the N-th new tool-call id of step S on that side, id#S.N for other ids)');

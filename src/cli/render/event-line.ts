@@ -9,6 +9,7 @@ import type { RunEvent } from '../../core/events.js';
 import { printableLine } from '../../core/terminal-text.js';
 import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import { clip } from '../format.js';
+import { count } from '../../core/plural.js';
 
 export function eventLine(event: RunEvent): string | null {
   const line = describe(event);
@@ -27,7 +28,7 @@ function describe(event: RunEvent): string | null {
         ? `${at} user: ${clip(event.content, 100)}`
         : `${at} (${event.internal}) ${clip(event.content, 100)}`;
     case 'llm_request':
-      return `${at} → ${event.model}${event.endpoint === 'responses' ? ' (responses)' : ''}: ${event.prefix + event.append.length} messages (+${event.append.length})${event.stream ? ', streaming' : ''}`;
+      return `${at} → ${event.model}${event.endpoint === 'responses' ? ' (responses)' : ''}: ${count(event.prefix + event.append.length, 'message')} (+${event.append.length})${event.stream ? ', streaming' : ''}`;
     case 'llm_chunk':
       return event.chunk.finished && event.chunk.error !== undefined ? `${at} stream broke: ${event.chunk.error}` : null;
     case 'llm_error':
@@ -37,7 +38,7 @@ function describe(event: RunEvent): string | null {
       const { message, finishReason, usage } = event.response;
       const calls = message.tool_calls?.length ?? 0;
       const text = message.content === null || message.content === '' ? '' : ` "${clip(message.content, 80)}"`;
-      const tools = calls === 0 ? '' : ` + ${calls} tool call${calls === 1 ? '' : 's'}`;
+      const tools = calls === 0 ? '' : ` + ${count(calls, 'tool call')}`;
       return `${at} ← assistant${text}${tools} (${finishReason}, ${usage.inputTokens}/${usage.outputTokens} tokens)`;
     }
     case 'tool_call':
@@ -47,7 +48,7 @@ function describe(event: RunEvent): string | null {
     case 'tool_result':
       return `${at}   ${event.status} ${event.tool}: ${clip(event.output, 80)}`;
     case 'budget':
-      return event.nearBudget ? `${at} budget: near the limit (${event.inputTokens + event.outputTokens} tokens, cost ${event.cost.toFixed(4)})` : null;
+      return event.nearBudget ? `${at} budget: near the limit (${count(event.inputTokens + event.outputTokens, 'token')}, cost $${event.cost.toFixed(4)})` : null;
     case 'checkpoint':
       return null;
     case 'warning':
@@ -57,6 +58,6 @@ function describe(event: RunEvent): string | null {
     case 'divergence':
       return `${at} ${event.expected ? 'expected ' : ''}divergence (${event.kind}): ${event.message}`;
     case 'run_end':
-      return `${at} ${event.state}: ${event.reason} — ${event.totals.steps} steps, ${event.totals.llmCalls} model calls, ${event.totals.toolCalls} tool calls`;
+      return `${at} ${event.state}: ${event.reason} — ${count(event.totals.steps, 'step')}, ${count(event.totals.llmCalls, 'model call')}, ${count(event.totals.toolCalls, 'tool call')}`;
   }
 }

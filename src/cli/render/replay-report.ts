@@ -7,14 +7,16 @@ import type { DivergenceInput } from '../../replay/compare.js';
 import { describeDecision, type DecisionSummary } from '../../replay/decision-change.js';
 import type { ReplayResult } from '../../replay/replay-run.js';
 import { clip } from '../format.js';
+import { count } from '../../core/plural.js';
 
 export function replayReport(result: ReplayResult, runId: string | null): string[] {
   const lines: string[] = [];
   const first = result.firstDivergence;
   if (result.verdict === 'reproduced') {
-    lines.push(`reproduced: every event matches the tape${result.liveCalls > 0 ? `, then ${result.liveCalls} call(s) went live` : ''}`);
+    lines.push(`reproduced: every event matches the tape${result.liveCalls > 0 ? `, then ${count(result.liveCalls, 'call')} went live` : ''}`);
   } else if (result.verdict === 'exhausted') {
     lines.push(`tape exhausted at iteration ${result.exhaustedAt ?? '?'}${first === null ? ' (everything before it matched)' : ''}`);
+    lines.push('hint: use --fallback live to send the calls past the end of the tape to the model');
   }
   if (first !== null) {
     lines.push(`${first.expected ? 'diverged as expected' : 'diverged unexpectedly'} at step ${first.step}: ${first.message}`);
@@ -30,8 +32,8 @@ export function replayReport(result: ReplayResult, runId: string | null): string
   }
   // Later changed decisions are in the event stream; the count says whether to look for them.
   const later = result.decisionChanges - (first?.kind === 'decision' ? 1 : 0);
-  if (later > 0) lines.push(`${result.decisionChanges} guardrail decision(s) changed in all`);
-  if (result.liveCalls > 0 && result.verdict !== 'reproduced') lines.push(`${result.liveCalls} model call(s) went live`);
+  if (later > 0) lines.push(`${count(result.decisionChanges, 'guardrail decision')} changed in all`);
+  if (result.liveCalls > 0 && result.verdict !== 'reproduced') lines.push(`${count(result.liveCalls, 'model call')} went live`);
   if (result.stoppedByStrict) lines.push('stopped: --strict stops at the first unexpected divergence');
   const end = result.state === null ? 'no final state' : `final state ${result.state}`;
   lines.push(`${end}; exit ${result.exitCode}${runId === null ? '' : `; saved as run ${runId}`}`);

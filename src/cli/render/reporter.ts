@@ -8,6 +8,7 @@ import { NO_REDACTION, type Redactor } from '../../core/redact.js';
 import { printableJson } from '../../core/terminal-text.js';
 import { eventLine } from './event-line.js';
 import { writeOut } from '../io.js';
+import { count } from '../../core/plural.js';
 
 export interface Reporter {
   event(event: RunEvent): void;
@@ -57,7 +58,7 @@ export function textReporter(options: { quiet?: boolean; redact?: Redactor } = {
     },
     summary: (summary) => {
       const run = summary.runId === null ? '' : ` (run ${summary.runId})`;
-      write(`${summary.state}${run}: ${summary.steps} steps, exit ${summary.exitCode}\n`);
+      write(`${summary.state}${run}: ${count(summary.steps, 'step')}, exit ${summary.exitCode}\n`);
     },
   };
 }

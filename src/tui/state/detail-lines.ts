@@ -12,6 +12,7 @@ import { DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js'
 import { describeDecision } from '../../replay/decision-change.js';
 import type { StepRow } from './step-row.js';
 import { padCells, wrap } from './text.js';
+import { count } from '../../core/plural.js';
 
 /** A colour role; the theme maps it to a colour, or to nothing without colour. */
 export type Tone =
@@ -128,7 +129,7 @@ function render(out: DetailWriter, event: RunEvent, chunks: number): void {
       return;
     case 'run_end':
       out.line(`Run ended ${event.state}: ${event.reason}`, event.state === 'COMPLETED' ? 'allow' : 'error');
-      out.line(`${event.totals.steps} steps, ${event.totals.llmCalls} model calls, ${event.totals.toolCalls} tool calls, cost $${event.totals.cost.toFixed(4)}`, 'dim');
+      out.line(`${count(event.totals.steps, 'step')}, ${count(event.totals.llmCalls, 'model call')}, ${count(event.totals.toolCalls, 'tool call')}, cost $${event.totals.cost.toFixed(4)}`, 'dim');
       return;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { BudgetEvent, DivergenceEvent, RunEndEvent, RunEvent, RunStartEvent } from '../../core/events.js';
 import type { AgentState } from '../../core/states.js';
+import { closesStep } from '../../core/steps.js';
 import { summarizeStep, type StepRow } from './step-row.js';
 
 export type TuiMode = 'recording' | 'replaying' | 'viewing' | 'what-if';
@@ -92,7 +93,7 @@ export function addEvents(model: RunModel, events: readonly RunEvent[]): RunMode
     if (pending.length === 0) return;
     const last = rows[rows.length - 1];
     // The loop ends (or waits for input) at the step after its last one; that is not a step of its
-    // own: it joins the step it closes.
+    // own: it joins the step it closes (core/steps.ts).
     const joins = last !== undefined && (last.step === pendingStep || (last.step < pendingStep && pending.every(closesStep)));
     if (joins) rows[rows.length - 1] = summarizeStep(last.step, [...last.events, ...pending]);
     else rows.push(summarizeStep(pendingStep, pending));
@@ -109,10 +110,6 @@ export function addEvents(model: RunModel, events: readonly RunEvent[]): RunMode
   flush();
   next.rows = rows;
   return next;
-}
-
-function closesStep(event: RunEvent): boolean {
-  return event.type === 'state' || event.type === 'run_end' || event.type === 'checkpoint';
 }
 
 /** The header's facts, updated in place on the model being built. */
