@@ -180,7 +180,7 @@ describe('agentctl record where exec_shell cannot run commands', () => {
 
       const shown = await runCli(['show', 'noshell', '--store', store]);
       expect(shown.code, shown.stderr).toBe(0);
-      expect(shown.stdout).toMatch(/^sandbox +bubblewrap, network off \(exec_shell left out\)$/m);
+      expect(shown.stdout).toMatch(/^sandbox +on, network off \(exec_shell left out\)$/m);
       expect(shown.stdout).toMatch(new RegExp(`^left out +exec_shell: ${escapeRegExp(BWRAP_MISSING)}$`, 'm'));
       const json = JSON.parse((await runCli(['show', 'noshell', '--store', store, '--json'])).stdout) as Record<string, unknown>;
       expect(json['toolsLeftOut']).toEqual([{ name: 'exec_shell', reason: BWRAP_MISSING }]);

@@ -56,7 +56,8 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
 
 /**
  * How the run's exec_shell was confined, from its recorded config: a `sandbox` row, or none for a
- * run whose config has no such setting (recorded before it existed, or by a library recorder).
+ * run whose config has no such setting (recorded before it existed, or by a library recorder). The
+ * tape does not say which platform's sandbox it was (bubblewrap on Linux, sandbox-exec on macOS).
  */
 export function sandboxRows(config: Record<string, unknown>, toolsLeftOut: readonly LeftOutTool[]): string[][] {
   const sandbox = config['sandbox'];
@@ -65,7 +66,7 @@ export function sandboxRows(config: Record<string, unknown>, toolsLeftOut: reado
   const without = toolsLeftOut.some((tool) => tool.name === 'exec_shell') ? ' (exec_shell left out)' : ' (exec_shell not enabled)';
   if (sandbox === 'none') return [['sandbox', shell ? 'none — exec_shell ran unconfined' : `none${without}`]];
   if (typeof sandbox === 'object' && sandbox !== null && 'network' in sandbox) {
-    return [['sandbox', `bubblewrap, network ${sandbox.network === true ? 'on' : 'off'}${shell ? '' : without}`]];
+    return [['sandbox', `on, network ${sandbox.network === true ? 'on' : 'off'}${shell ? '' : without}`]];
   }
   return [];
 }
