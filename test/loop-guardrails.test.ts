@@ -37,7 +37,7 @@ describe('dedup and identical calls (docs/guardrails.md §3-§5)', () => {
       expect.objectContaining({ verdict: 'block', rule: 'identical_call_block', counters: { before: { attempts: 2 }, after: { attempts: 3 } } }),
     ]);
     expect(decisions(events, 'replay_control', 'call_2_0')).toEqual([]);
-    expect(results[2]?.output).toContain('has already run 3 times this turn');
+    expect(results[2]?.output).toContain('you have requested `read_file` with exactly these arguments 3 times this turn, with no other call changing the workspace in between');
 
     // The model read each denial as that call's tool message.
     expect(toolMessages(run.bodies[2]).get('call_1_0')).toBe(results[1]?.output);
@@ -63,7 +63,7 @@ describe('dedup and identical calls (docs/guardrails.md §3-§5)', () => {
       .filter((d) => d.tool === 'exec_shell')
       .map((d) => [d.verdict, d.counters.after['attempts']]);
     expect(attempts).toEqual([['allow', 1], ['allow', 2], ['allow', 1], ['allow', 2], ['block', 3]]);
-    expect(results[5]?.output).toContain('`exec_shell` with exactly these arguments has already run 3 times this turn');
+    expect(results[5]?.output).toContain('you have requested `exec_shell` with exactly these arguments 3 times this turn, with no other call changing the workspace in between');
     expect(results[3]?.output).toContain('ok: add(2, 3) is 5');
     run.server.assertConsumed();
   });

@@ -4,31 +4,26 @@
  * that must never run. Whatever goes wrong is a tool message the model reads; the run goes on.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/agent/load-config.js';
 import { prepareRun } from '../src/library/run-agent.js';
-import { checkSandbox } from '../src/agent/tool-registry.js';
-import { findProgram } from '../src/tools/index.js';
+import { shellUnavailable, usableTools } from '../src/agent/shell-check.js';
+import { BWRAP_MISSING } from '../src/tools/index.js';
+import { BASH_MISSING } from '../src/tools/launcher.js';
 import { InvalidOptionError } from '../src/core/errors.js';
 import { decisions, ofType, toolMessages, useLoopHarness } from './support/loop-harness.js';
+import { BWRAP_WITHOUT_NAMESPACES, programsDir } from './support/shell-programs.js';
 
-const binDirs: string[] = [];
-afterAll(async () => {
-  for (const dir of binDirs) await rm(dir, { recursive: true, force: true });
+let binParent: string;
+beforeAll(async () => {
+  binParent = await mkdtemp(join(tmpdir(), 'agentctl-bin-'));
 });
-
-/** A directory holding only `program` (a link to the one on PATH), to use as a PATH without the others. */
-async function binWith(program: string): Promise<string> {
-  const found = await findProgram(program, process.env['PATH']);
-  if (found === undefined) throw new Error(`${program} is not installed on this machine; these tests need it`);
-  const bin = await mkdtemp(join(tmpdir(), 'agentctl-bin-'));
-  binDirs.push(bin);
-  await symlink(found, join(bin, program));
-  return bin;
-}
+afterAll(async () => {
+  await rm(binParent, { recursive: true, force: true });
+});
 
 const harness = useLoopHarness();
 
@@ -84,26 +79,36 @@ describe('the exec_shell sandbox in the loop', () => {
     run.server.assertConsumed();
   });
 
-  it('checkSandbox refuses a live run up front when exec_shell would be sandboxed and bwrap is missing', async () => {
-    const noBwrap = { PATH: await binWith('bash') };
-    const attempt = checkSandbox(parseConfig({}, 'config'), noBwrap);
-    await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
-    await expect(attempt).rejects.toThrow('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed');
-    await expect(attempt).rejects.toMatchObject({ hint: expect.stringContaining('apt-get install bubblewrap') as string });
-    await expect(checkSandbox(parseConfig({ sandbox: 'none' }, 'config'), noBwrap)).resolves.toBeUndefined();
-    await expect(checkSandbox(parseConfig({ tools: ['read_file'] }, 'config'), noBwrap)).resolves.toBeUndefined();
-    await expect(checkSandbox(parseConfig({}, 'config'))).resolves.toBeUndefined(); // bwrap and bash are installed here
+  it('a live run goes without exec_shell where bwrap is missing, and says why; sandbox "none" or no exec_shell needs no bwrap', async () => {
+    const place = { workspace: await harness.workspace(), hidden: [] };
+    const noBwrap = { PATH: await programsDir(binParent, { real: ['bash'] }) };
+    const asked = parseConfig({ toolTimeouts: { exec_shell: 5000, read_file: 1000 } }, 'config');
+    const used = await usableTools(asked, place, noBwrap);
+    expect(used.toolsLeftOut).toEqual([{ name: 'exec_shell', reason: BWRAP_MISSING }]);
+    expect(used.config.tools).toEqual(asked.tools.filter((tool) => tool !== 'exec_shell'));
+    // Its time limit goes with it: a limit for a tool that is not enabled is refused as a typo.
+    expect(used.config.toolTimeouts).toEqual({ read_file: 1000 });
+    expect({ ...used.config, tools: asked.tools, toolTimeouts: asked.toolTimeouts }).toEqual(asked);
+    await expect(shellUnavailable(parseConfig({ sandbox: 'none' }, 'config'), place, noBwrap)).resolves.toBeUndefined();
+    await expect(shellUnavailable(parseConfig({ tools: ['read_file'] }, 'config'), place, noBwrap)).resolves.toBeUndefined();
+    await expect(usableTools(asked, place)).resolves.toEqual({ config: asked, toolsLeftOut: [] }); // bwrap and bash are installed here
   });
 
-  it('checkSandbox refuses a live run up front when bash, which starts every command, is missing: sandboxed or not', async () => {
-    const noBash = { PATH: await binWith('bwrap') };
+  it('a live run goes without exec_shell where bwrap cannot set the sandbox up (no user namespaces), with bwrap’s reason', async () => {
+    const place = { workspace: await harness.workspace(), hidden: [] };
+    const brokenBwrap = { PATH: await programsDir(binParent, { real: ['bash'], scripts: { bwrap: BWRAP_WITHOUT_NAMESPACES } }) };
+    const reason = await shellUnavailable(parseConfig({}, 'config'), place, brokenBwrap);
+    expect(reason).toMatch(/^the sandbox could not start \(bwrap: No permissions to create new namespace, .*\); see "sandbox" in the agentctl docs/);
+    expect(reason).toMatch(/or set "sandbox": "none" to run commands unconfined$/);
+  });
+
+  it('a live run goes without exec_shell where bash, which starts every command, is missing: sandboxed or not', async () => {
+    const place = { workspace: await harness.workspace(), hidden: [] };
+    const noBash = { PATH: await programsDir(binParent, { real: ['bwrap'] }) };
     for (const config of [parseConfig({}, 'config'), parseConfig({ sandbox: 'none' }, 'config')]) {
-      const attempt = checkSandbox(config, noBash);
-      await expect(attempt).rejects.toBeInstanceOf(InvalidOptionError);
-      await expect(attempt).rejects.toThrow('exec_shell starts commands through bash, and bash is not on PATH');
-      await expect(attempt).rejects.toMatchObject({ hint: expect.stringContaining('apt-get install bash') as string });
+      await expect(shellUnavailable(config, place, noBash)).resolves.toBe(BASH_MISSING);
     }
-    await expect(checkSandbox(parseConfig({ tools: ['read_file'] }, 'config'), { PATH: '/nonexistent' })).resolves.toBeUndefined();
+    await expect(shellUnavailable(parseConfig({ tools: ['read_file'] }, 'config'), place, { PATH: '/nonexistent' })).resolves.toBeUndefined();
   });
 });
 

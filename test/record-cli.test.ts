@@ -1,14 +1,15 @@
 /** End-to-end: `agentctl record` (the real binary) against the scripted model server on 127.0.0.1. */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TapeStore } from '../src/tape/tape-store.js';
-import { findProgram } from '../src/tools/index.js';
+import { BWRAP_MISSING } from '../src/tools/index.js';
 import { BIN, runCli } from './support/cli.js';
-import { startMockLlm } from './support/mock-llm.js';
+import { startMockLlm, type MockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
+import { BWRAP_WITHOUT_NAMESPACES, programsDir } from './support/shell-programs.js';
 
 let dir: string;
 let workspace: string;
@@ -24,6 +25,9 @@ afterAll(async () => {
 });
 
 const noKey = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
+/** The default tools but exec_shell, in the order the model sees them. */
+const FILE_TOOLS = ['read_file', 'list_dir', 'grep_files', 'write_file', 'edit_file'];
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('agentctl record', () => {
   it('runs the loop live, prints NDJSON events and a summary, and stores the run', async () => {
@@ -152,25 +156,87 @@ describe('agentctl record', () => {
   });
 });
 
-describe('agentctl record and the exec_shell sandbox', () => {
-  it('refuses up front, with how to install it, when bubblewrap is missing and exec_shell is enabled', async () => {
-    const llm = await startMockLlm([{ content: 'never asked' }]);
+describe('agentctl record where exec_shell cannot run commands', () => {
+  type WireTools = { tools?: Array<{ function: { name: string } }> };
+  /** The tool names of every request the model server received. */
+  const offered = (llm: MockLlm): string[][] =>
+    llm.requests.map((request) => ((request.body as WireTools).tools ?? []).map((tool) => tool.function.name));
+  const leftOutLines = (stderr: string): string[] => stderr.split('\n').filter((line) => line.includes('exec_shell'));
+
+  it('without bubblewrap: runs without exec_shell, says so once on stderr; show says so and a replay reproduces the run', async () => {
+    const llm = await startMockLlm(loadScenario('tool-calls-then-answer'));
+    const store = join(dir, 'store-nobwrap');
     try {
-      const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-nobwrap'), '--workspace', join(dir, 'ws-nobwrap')];
       // A PATH with bash (which starts every command) and no bwrap.
-      const bash = await findProgram('bash', process.env['PATH']);
-      if (bash === undefined) throw new Error('bash is not installed on this machine; this test needs it');
-      const onlyBash = join(dir, 'bin-only-bash');
-      await mkdir(onlyBash);
-      await symlink(bash, join(onlyBash, 'bash'));
-      const refused = await runCli(args, { env: { ...noKey, PATH: onlyBash } });
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/bwrap is not installed/);
-      expect(refused.stderr).toMatch(/apt-get install bubblewrap|"sandbox": "none"/);
-      expect(llm.requests).toHaveLength(0);
-      // Without exec_shell among the tools, nothing needs the sandbox.
+      const onlyBash = await programsDir(join(dir, 'bins'), { real: ['bash'] });
+      const args = ['record', '--task', 'look around', '--base-url', llm.baseURL, '--store', store, '--workspace', workspace, '--name', 'noshell'];
+      const recorded = await runCli(args, { env: { ...noKey, PATH: onlyBash } });
+      expect(recorded.code, recorded.stderr).toBe(0);
+      expect(leftOutLines(recorded.stderr)).toEqual([`agentctl: running without exec_shell: ${BWRAP_MISSING}`]);
+      expect(recorded.stdout).toMatch(/^\[0\] run: look around \(model [^)]*, seed \d+, without exec_shell\)$/m);
+      // The model was never offered it; the other tools ran.
+      expect(offered(llm)).toEqual([FILE_TOOLS, FILE_TOOLS]);
+      llm.assertConsumed();
+
+      const shown = await runCli(['show', 'noshell', '--store', store]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toMatch(/^sandbox +on, network off \(exec_shell left out\)$/m);
+      expect(shown.stdout).toMatch(new RegExp(`^left out +exec_shell: ${escapeRegExp(BWRAP_MISSING)}$`, 'm'));
+      const json = JSON.parse((await runCli(['show', 'noshell', '--store', store, '--json'])).stdout) as Record<string, unknown>;
+      expect(json['toolsLeftOut']).toEqual([{ name: 'exec_shell', reason: BWRAP_MISSING }]);
+      expect(json['tools']).toEqual(FILE_TOOLS.map((name) => ({ name, custom: false })));
+
+      // The recorded tools are the replay's: it reproduces the run, from the store and from a tape file.
+      const replayed = await runCli(['replay', 'noshell', '--store', store, '--json'], { env: { ...noKey, PATH: onlyBash } });
+      expect(replayed.code, replayed.stderr).toBe(0);
+      const lines = replayed.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ type: 'summary', verdict: 'reproduced', firstDivergence: null, liveCalls: 0 });
+      expect(lines.find((line) => line['type'] === 'run_start')).toMatchObject({ toolsLeftOut: [{ name: 'exec_shell', reason: BWRAP_MISSING }] });
+      expect(replayed.stderr).not.toMatch(/running without/);
+      // A what-if that gives exec_shell back: the replay offers it, its run_start no longer says it was left
+      // out, and the first difference is the tool the model is offered.
+      const whatIf = await runCli(['replay', 'noshell', '--store', store, '--no-save', '--set', `tools=${JSON.stringify([...FILE_TOOLS, 'exec_shell'])}`], { env: noKey });
+      expect(whatIf.code, whatIf.stderr).toBe(0);
+      expect(whatIf.stdout).toMatch(/^\[0\] run: look around \(model [^)]*, seed \d+\)$/m);
+      expect(whatIf.stdout).toContain('diverged as expected at step 0: request 0 differs at tools[5]');
+      const tape = join(dir, 'noshell.tape.jsonl');
+      expect((await runCli(['export', 'noshell', '-o', tape, '--store', store])).code).toBe(0);
+      const checked = await runCli(['ci', tape], { env: noKey });
+      expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('where bubblewrap cannot set the sandbox up (no user namespaces, as in many containers): runs without exec_shell, with bwrap’s reason', async () => {
+    const llm = await startMockLlm([{ content: 'Nothing to run.' }]);
+    try {
+      const brokenBwrap = await programsDir(join(dir, 'bins'), { real: ['bash'], scripts: { bwrap: BWRAP_WITHOUT_NAMESPACES } });
+      const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-broken-bwrap'), '--workspace', join(dir, 'ws-broken-bwrap')];
+      const recorded = await runCli(args, { env: { ...noKey, PATH: brokenBwrap } });
+      expect(recorded.code, recorded.stderr).toBe(0);
+      const [line, ...more] = leftOutLines(recorded.stderr);
+      expect(more).toEqual([]);
+      expect(line).toMatch(/^agentctl: running without exec_shell: the sandbox could not start \(bwrap: No permissions to create new namespace, /);
+      expect(line).toMatch(/; see "sandbox" in the agentctl docs, or set "sandbox": "none" to run commands unconfined$/);
+      expect(offered(llm)).toEqual([FILE_TOOLS]);
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('says nothing when exec_shell is not among the tools, or bwrap is there', async () => {
+    const llm = await startMockLlm([{ content: 'Done.' }, { content: 'Done.' }]);
+    try {
+      const args = ['record', '--task', 'x', '--base-url', llm.baseURL, '--store', join(dir, 'store-shell-fine'), '--workspace', join(dir, 'ws-shell-fine')];
+      // Without exec_shell among the tools, nothing needs bash or the sandbox.
       const readOnly = await runCli([...args, '--set', 'tools=["read_file"]'], { env: { ...noKey, PATH: '/nonexistent' } });
       expect(readOnly.code, readOnly.stderr).toBe(0);
+      expect(readOnly.stderr).not.toMatch(/exec_shell/);
+      const sandboxed = await runCli(args, { env: noKey });
+      expect(sandboxed.code, sandboxed.stderr).toBe(0);
+      expect(sandboxed.stderr).not.toMatch(/exec_shell/);
+      expect(offered(llm)).toEqual([['read_file'], [...FILE_TOOLS, 'exec_shell']]);
     } finally {
       await llm.close();
     }

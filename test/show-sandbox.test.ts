@@ -39,10 +39,10 @@ async function sandboxRow(name: string): Promise<string | undefined> {
 }
 
 describe('agentctl show: the sandbox row', () => {
-  it('says when exec_shell ran unconfined, and which sandbox it ran in otherwise', async () => {
+  it('says when exec_shell ran unconfined, and whether the sandbox had the network otherwise', async () => {
     expect(await sandboxRow('unconfined')).toBe('none — exec_shell ran unconfined');
-    expect(await sandboxRow('offline')).toBe('bubblewrap, network off');
-    expect(await sandboxRow('online')).toBe('bubblewrap, network on');
+    expect(await sandboxRow('offline')).toBe('on, network off');
+    expect(await sandboxRow('online')).toBe('on, network on');
     expect(await sandboxRow('no-shell')).toBe('none (exec_shell not enabled)');
     expect(await sandboxRow('before-sandbox')).toBeUndefined();
   });

@@ -47,8 +47,9 @@ function buildAgentConfigSchema() {
   });
 
   /**
-   * How `exec_shell` is confined: by default a bubblewrap sandbox (the workspace read-write, the
-   * system read-only, no network unless `network` is true); `"none"` runs it unconfined (recorded).
+   * How `exec_shell` is confined: by default a sandbox, bubblewrap on Linux and sandbox-exec on macOS
+   * (the workspace read-write, the system read-only, no network unless `network` is true); `"none"`
+   * runs it unconfined (recorded).
    */
   const sandboxSchema = z.union([z.literal('none'), z.strictObject({ network: z.boolean().default(false) })]);
 

@@ -8,7 +8,7 @@
  */
 import type { Clock, Random } from '../core/clock.js';
 import { abandon, nextOf, ready, run, wait, type Co } from '../core/coroutine.js';
-import type { RunEvent, RunEventInput, RunTotals } from '../core/events.js';
+import type { LeftOutTool, RunEvent, RunEventInput, RunTotals } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
 import { packedMap } from '../core/packed-map.js';
@@ -58,6 +58,8 @@ export interface ReplayTape {
 export interface LoopInput {
   task: string;
   config: AgentConfig;
+  /** Tools the user's config enabled that this run goes without (its `config` no longer names them), and why: run_start records them. */
+  toolsLeftOut?: readonly LeftOutTool[];
 }
 
 /** How the run ended. */
@@ -140,6 +142,7 @@ function* steps(
   yield emit({
     type: 'run_start', step, task: input.task, model: config.model, seed: config.seed, config: { ...config },
     ...(customTools.length > 0 || config.toolModules.length > 0 ? { customTools } : {}),
+    ...(input.toolsLeftOut === undefined || input.toolsLeftOut.length === 0 ? {} : { toolsLeftOut: input.toolsLeftOut.map((tool) => ({ ...tool })) }),
   });
   yield emit({ type: 'state', step, from: null, to: 'RUNNING', reason: 'task received' });
   const messages: ChatMessage[] = [];

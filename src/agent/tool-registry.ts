@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { InvalidOptionError } from '../core/errors.js';
 import { MAX_CUSTOM_TOOLS } from '../core/tool-limits.js';
 import type { ToolSpec } from '../core/tools.js';
-import { ToolRegistry, findBwrap, findProgram, loadCustomTools, specOnlyTool, type Tool } from '../tools/index.js';
+import { ToolRegistry, loadCustomTools, specOnlyTool, type Tool } from '../tools/index.js';
 import type { AgentConfig } from './config.js';
 
 /** The registry for a config: its `tools`, plus every tool its `toolModules` export (their code is loaded and run). */
@@ -39,27 +39,6 @@ function registryOf(config: AgentConfig, custom: readonly Tool[]): ToolRegistry 
     });
   }
   return ToolRegistry.fromNames(names, { custom, timeouts: config.toolTimeouts, sandbox: config.sandbox });
-}
-
-/**
- * For a run about to start live: an InvalidOptionError when its `exec_shell` could not start a
- * command — bash missing, or bubblewrap missing where the command would be sandboxed — better said
- * once, before any model call, than as a failure of every command the model tries. (`exec_shell`
- * itself refuses the same way, call by call.)
- */
-export async function checkSandbox(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  if (!config.tools.includes('exec_shell')) return;
-  // Every command starts through bash, which closes agentctl's open files first, sandboxed or not.
-  if ((await findProgram('bash', env['PATH'])) === undefined) {
-    throw new InvalidOptionError('exec_shell starts commands through bash, and bash is not on PATH', {
-      hint: 'install it (apt-get install bash), or leave exec_shell out of the config\'s tools',
-    });
-  }
-  if (config.sandbox === 'none') return;
-  if ((await findBwrap(env['PATH'])) !== undefined) return;
-  throw new InvalidOptionError('exec_shell runs commands in a bubblewrap sandbox, and bwrap is not installed', {
-    hint: 'install it (apt-get install bubblewrap), or set "sandbox": "none" in the config to run exec_shell unconfined',
-  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { GATES, VERDICTS } from './decision-names.js';
 import { finiteNumber, jsonRecord, nonNegInt, runTotalsSchema, terminalStateSchema } from './run-meta-schema.js';
 import { AGENT_STATES } from './states.js';
-import { customToolsSchema } from './tool-spec-schema.js';
+import { customToolsSchema, toolNameSchema } from './tool-spec-schema.js';
 
 /** A header name: an HTTP token. */
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -174,6 +174,12 @@ export const runStartEventSchema = z.strictObject({
    * they were recorded).
    */
   customTools: customToolsSchema.optional(),
+  /**
+   * Tools the config enabled that the run went without, each with why: `exec_shell` where it could
+   * not run commands (no sandbox on the machine, no bash). The config recorded beside it is the one
+   * the run used, without them, and a replay rebuilds its tools from that. Absent when none was.
+   */
+  toolsLeftOut: z.array(z.strictObject({ name: toolNameSchema, reason: z.string() })).optional(),
 });
 
 export const stateEventSchema = z.strictObject({

@@ -17,6 +17,8 @@ import type { runTotalsSchema } from './run-meta-schema.js';
 
 export type EventBase = z.infer<typeof schema.eventBaseSchema>;
 export type RunStartEvent = z.infer<typeof schema.runStartEventSchema>;
+/** A tool the config enabled that a run went without, and why (run_start's `toolsLeftOut`). */
+export type LeftOutTool = NonNullable<RunStartEvent['toolsLeftOut']>[number];
 export type StateEvent = z.infer<typeof schema.stateEventSchema>;
 /** A user message entering the conversation: the task, an interactive reply, or an internal nudge. */
 export type UserMessageEvent = z.infer<typeof schema.userMessageEventSchema>;

@@ -14,7 +14,7 @@ describe('LoopGuard.recordAttempt (docs/guardrails.md §4)', () => {
     expect(third.kind).toBe('block');
     if (third.kind !== 'block') return;
     expect(third.message).toContain('read_file');
-    expect(third.message).toContain('has already run 3 times this turn');
+    expect(third.message).toContain('you have requested `read_file` with exactly these arguments 3 times this turn, with no other call changing the workspace in between');
     expect(third.message).toMatch(/change the arguments or use a different tool/);
   });
 
@@ -24,7 +24,7 @@ describe('LoopGuard.recordAttempt (docs/guardrails.md §4)', () => {
     for (let n = 3; n <= 6; n++) {
       const decision = guard.recordAttempt('read_file', main);
       expect(decision.kind).toBe('block');
-      if (decision.kind === 'block') expect(decision.message).toContain(`has already run ${n} times this turn`);
+      if (decision.kind === 'block') expect(decision.message).toContain(`you have requested \`read_file\` with exactly these arguments ${n} times this turn`);
     }
     expect(guard.attemptCount('read_file', main)).toBe(6);
   });

@@ -4,10 +4,16 @@
  * because tests and users search for them.
  */
 
-/** A blocked identical attempt (LoopGuard). */
+/**
+ * A blocked identical attempt (LoopGuard). `attempts` counts the requests of the call — this one
+ * included, whether each ran, was skipped as a duplicate or was blocked — since the turn began or
+ * another call last changed the workspace: so the text speaks of requests, not runs, and of none
+ * before such a change.
+ */
 export function identicalCallBlockMessage(tool: string, attempts: number): string {
   return (
-    `Blocked: \`${tool}\` with exactly these arguments has already run ${attempts} times this turn. ` +
+    `Blocked: you have requested \`${tool}\` with exactly these arguments ${attempts} times this turn, ` +
+    'with no other call changing the workspace in between. ' +
     'Repeating it unchanged will not give a different answer: change the arguments or use a different tool.'
   );
 }

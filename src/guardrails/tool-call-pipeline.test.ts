@@ -82,7 +82,7 @@ describe('pipeline order (docs/guardrails.md §5)', () => {
     const { items, outcome } = await t.step([read()]);
     expect(exec.ran).toHaveLength(2);
     expect(outcome.results[0]?.status).toBe('denied');
-    expect(outcome.results[0]?.output).toContain('has already run 3 times this turn');
+    expect(outcome.results[0]?.output).toContain('you have requested `read_file` with exactly these arguments 3 times this turn, with no other call changing the workspace in between');
     expect(decisions(items).map((r) => r.gate)).toEqual(['arguments', 'loop_guard']);
   });
 
@@ -196,7 +196,7 @@ describe('state changes (docs/guardrails.md §5)', () => {
     expect(exec.ran).toHaveLength(5);
     const { outcome } = await t.step([test()]);
     expect(outcome.results[0]?.status).toBe('denied');
-    expect(outcome.results[0]?.output).toContain('has already run 3 times this turn');
+    expect(outcome.results[0]?.output).toContain('you have requested `run_tests` with exactly these arguments 3 times this turn, with no other call changing the workspace in between');
   });
 
   it('a mutating call hammered unchanged is still blocked at the 3rd attempt', async () => {

@@ -4,11 +4,12 @@
  * the built-in agent; the CLI's `record` builds on `prepareRun`.
  */
 import { seededRandom, systemClock, type Clock, type Random } from '../core/clock.js';
-import type { RunEvent } from '../core/events.js';
+import type { LeftOutTool, RunEvent } from '../core/events.js';
 import type { LlmClient } from '../core/llm.js';
 import { openAiLlmFor } from '../llm/openai-llm.js';
 import { createWorkspace, hiddenEntries } from '../tools/index.js';
-import { buildRegistry, checkSandbox } from '../agent/tool-registry.js';
+import { buildRegistry } from '../agent/tool-registry.js';
+import { usableTools } from '../agent/shell-check.js';
 import type { AgentConfig, AgentConfigInput } from '../agent/config.js';
 import { parseConfig } from '../agent/load-config.js';
 import { runLoop, type LoopDeps, type LoopResult, type UserInput } from '../agent/loop.js';
@@ -37,21 +38,26 @@ export interface RunAgentOptions {
 }
 
 export interface PreparedRun {
+  /** The config the run uses: the one asked for, without the tools left out. */
   config: AgentConfig;
+  /** Tools the asked-for config enabled that cannot run here (exec_shell without its sandbox), and why. */
+  toolsLeftOut: LeftOutTool[];
   workspace: string;
   deps: LoopDeps;
 }
 
 /** Everything a live run needs, validated up front so bad input fails before any model call. */
 export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun> {
-  const config = parseConfig(options.config ?? {}, 'config');
+  const asked = parseConfig(options.config ?? {}, 'config');
   const clock = options.clock ?? systemClock;
   // A workspace inside the store is refused before it is made there.
   if (options.workspace !== undefined) await hiddenEntries(options.workspace, options.storeDir);
   const workspace = await createWorkspace(options.workspace);
+  // An exec_shell that cannot run commands here (no sandbox, no bash) is left out, and the run says
+  // so — better than a run refused, or a model paying for calls that all fail.
+  const hidden = await hiddenEntries(workspace, options.storeDir);
+  const { config, toolsLeftOut } = await usableTools(asked, { workspace, hidden });
   const registry = await buildRegistry(config, options.configDir ?? process.cwd());
-  // A live run with exec_shell needs its sandbox: say so now, not after the model has paid for failing calls.
-  await checkSandbox(config);
   const llm =
     options.llm ??
     openAiLlmFor(
@@ -70,11 +76,11 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
   };
   if (options.signal !== undefined) deps.signal = options.signal;
   if (options.input !== undefined) deps.input = options.input;
-  return { config, workspace, deps };
+  return { config, toolsLeftOut, workspace, deps };
 }
 
 /** Run the built-in agent on a task, yielding every RunEvent; returns the final state. */
 export async function* runAgent(options: RunAgentOptions): AsyncGenerator<RunEvent, LoopResult, void> {
   const prepared = await prepareRun(options);
-  return yield* runLoop({ task: options.task, config: prepared.config }, prepared.deps);
+  return yield* runLoop({ task: options.task, config: prepared.config, toolsLeftOut: prepared.toolsLeftOut }, prepared.deps);
 }

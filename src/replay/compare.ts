@@ -30,12 +30,13 @@ import type { StepCursor, StepGroup } from './step-cursor.js';
 const TIMING = new Set(['seq', 't', 'durationMs']);
 /** Under a what-if, thresholds (and the reasons that quote them) change on purpose. */
 const WHAT_IF_GUARDRAIL = new Set([...TIMING, 'threshold', 'reason']);
-const WHAT_IF_START = new Set([...TIMING, 'config']);
+/** Under a what-if, the config, and so the tools it leaves out (`--set tools=…`), change on purpose. */
+const WHAT_IF_START = new Set([...TIMING, 'config', 'toolsLeftOut']);
 /**
- * A replacement config (`--config`): run_start's config and what it takes from it — its model, seed and
- * the custom tools its modules define — are the user's, not news.
+ * A replacement config (`--config`): run_start's config and what it takes from it — its model, seed,
+ * the custom tools its modules define and the tools it no longer leaves out — are the user's, not news.
  */
-const REPLACED_START = new Set([...TIMING, 'config', 'model', 'seed', 'customTools']);
+const REPLACED_START = new Set([...TIMING, 'config', 'model', 'seed', 'customTools', 'toolsLeftOut']);
 /** Notes about the replay's course, not departures from the tape: never the first divergence. */
 const NOT_FIRST: ReadonlySet<DivergenceEvent['kind']> = new Set(['resync', 'exhausted', 'live']);
 

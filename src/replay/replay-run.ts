@@ -293,7 +293,10 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
     : undefined;
   // The loop is driven here directly (a coroutine): its events reach the comparator without a
   // promise each, and only its real waits (the tape's model, tools, timers) go to the driver.
-  const loop = agentLoop({ task, config }, deps, tape);
+  // What the recording went without, as its run_start says: the replay's run_start says the same,
+  // unless the replay's own config (--config, --set tools=…) has the tool back.
+  const toolsLeftOut = (start?.toolsLeftOut ?? []).filter((tool) => !config.tools.includes(tool.name));
+  const loop = agentLoop({ task, config, toolsLeftOut }, deps, tape);
   try {
     for (let resumed = loop.next(); ; resumed = loop.next()) {
       const next = ready(resumed) ? resumed : yield* nextOf(loop, resumed);

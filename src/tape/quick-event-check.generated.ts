@@ -24,15 +24,16 @@ function isJsonRecord(v: unknown): v is Record<string, unknown> {
   return isRecord(v) && !Object.hasOwn(v, '__proto__');
 }
 
+const PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const FROM_VALUES: ReadonlySet<unknown> = new Set<unknown>(['RUNNING', 'WAITING_FOR_TOOL', 'WAITING_FOR_INPUT', 'COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
-const PATTERN = /^[0-9a-f]{64}$/;
+const PATTERN_2 = /^[0-9a-f]{64}$/;
 const FINISHREASON_VALUES: ReadonlySet<unknown> = new Set<unknown>(['stop', 'length', 'tool_calls', 'content_filter', 'unknown']);
 const GATE_VALUES: ReadonlySet<unknown> = new Set<unknown>(['arguments', 'loop_guard', 'replay_control', 'failures', 'repetition', 'max_tokens', 'budget', 'policy']);
 const VERDICT_VALUES: ReadonlySet<unknown> = new Set<unknown>(['allow', 'skip', 'block', 'continue', 'warn', 'halt', 'stuck', 'recover']);
 const STATUS_VALUES: ReadonlySet<unknown> = new Set<unknown>(['ok', 'error', 'timeout', 'denied']);
 const KIND_VALUES: ReadonlySet<unknown> = new Set<unknown>(['request', 'event', 'patched', 'resync', 'exhausted', 'live', 'tool_output', 'decision']);
 const STATE_VALUES: ReadonlySet<unknown> = new Set<unknown>(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
-const PATTERN_2 = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const PATTERN_3 = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The event types checkRunEvent can vouch for (some fields of some of them aside: see above). */
 export const QUICK_EVENT_TYPES = ['run_start', 'state', 'user_message', 'llm_request', 'llm_chunk', 'llm_error', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'budget', 'checkpoint', 'warning', 'divergence', 'run_end'] as const;
@@ -52,6 +53,31 @@ export function checkRunMeta(value: unknown): boolean {
   return isRunMeta(value);
 }
 
+/** event.run_start.toolsLeftOut.item */
+function isEventRunStartToolsLeftOutItem(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  let present = 0;
+  for (const key in v) {
+    const x = v[key];
+    switch (key) {
+      case 'name': if (!(typeof x === 'string' && PATTERN.test(x))) return false; present++; break;
+      case 'reason': if (!(typeof x === 'string')) return false; present++; break;
+      default: return false;
+    }
+  }
+  return present === 2;
+}
+
+/** event.run_start.toolsLeftOut */
+function isEventRunStartToolsLeftOut(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (!isEventRunStartToolsLeftOutItem(x)) return false;
+  }
+  return true;
+}
+
 /** event.run_start */
 function isEventRunStart(v: unknown): boolean {
   if (!isRecord(v)) return false;
@@ -68,6 +94,7 @@ function isEventRunStart(v: unknown): boolean {
       case 'seed': if (!Number.isSafeInteger(x)) return false; present++; break;
       case 'config': if (!isJsonRecord(x)) return false; present++; break;
       case 'customTools': return false; // left to the schema
+      case 'toolsLeftOut': if (!isEventRunStartToolsLeftOut(x)) return false; break;
       default: return false;
     }
   }
@@ -275,7 +302,7 @@ function isEventLlmRequest(v: unknown): boolean {
       case 't': if (!Number.isFinite(x)) return false; present++; break;
       case 'type': if (!(x === 'llm_request')) return false; present++; break;
       case 'iteration': if (!(Number.isSafeInteger(x) && (x as number) >= 0)) return false; present++; break;
-      case 'hash': if (!(typeof x === 'string' && PATTERN.test(x))) return false; present++; break;
+      case 'hash': if (!(typeof x === 'string' && PATTERN_2.test(x))) return false; present++; break;
       case 'prefix': if (!(Number.isSafeInteger(x) && (x as number) >= 0)) return false; present++; break;
       case 'append': if (!isEventLlmRequestAppend(x)) return false; present++; break;
       case 'model': if (!(typeof x === 'string')) return false; present++; break;
@@ -736,7 +763,7 @@ function isRunMeta(v: unknown): boolean {
   for (const key in v) {
     const x = v[key];
     switch (key) {
-      case 'id': if (!(typeof x === 'string' && PATTERN_2.test(x))) return false; present++; break;
+      case 'id': if (!(typeof x === 'string' && PATTERN_3.test(x))) return false; present++; break;
       case 'kind': if (!(x === 'record' || x === 'replay')) return false; present++; break;
       case 'source': if (!(x === 'cli' || x === 'library' || x === 'proxy')) return false; break;
       case 'parentId': if (!(typeof x === 'string')) return false; break;

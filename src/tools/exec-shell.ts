@@ -1,26 +1,31 @@
 /**
- * `exec_shell`: run a command with `/bin/sh -c` in the workspace — by default inside a bubblewrap
- * sandbox (see sandbox.ts) that sees the workspace at `/workspace`, the system read-only and no
- * network; with config `sandbox: "none"`, unconfined in the workspace directory. Without bwrap
- * installed, the call is refused (one line saying how to install it or turn the sandbox off).
+ * `exec_shell`: run a command with `/bin/sh -c` in the workspace — by default inside a sandbox that
+ * gives it the workspace, the system read-only and no network: bubblewrap on Linux (sandbox.ts, the
+ * workspace at `/workspace`), sandbox-exec on macOS (seatbelt-shell.ts); with config
+ * `sandbox: "none"`, unconfined in the workspace directory. Without the sandbox's program, the call
+ * is refused (one line saying how to install it or turn the sandbox off: shell-sandbox.ts).
  * Either way the command is started by the launcher (launcher.ts), so it inherits none of
  * agentctl's open files (the store's among them); without bash, the call is refused the same way.
  *
  * The command gets its own process group, so a timeout or cancellation kills everything it started
  * (pipelines, `&` jobs), and the group is also killed when the shell exits: a tool call leaves no
- * processes behind. In the sandbox, killing bwrap ends its PID namespace, and all that is in it.
+ * processes behind. In bubblewrap, killing bwrap ends its PID namespace, and all that is in it.
  *
  * Semantics: mutating and not idempotent — a command can do anything, including things that must
  * not happen twice.
  */
 import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { OUTPUT_CAP_BYTES, OutputCollector } from './output-cap.js';
 import { builtinArgsJson } from './args-json.js';
 import { parseArgs } from './tool-args.js';
 import { ToolError, type Tool } from './tool.js';
 import { BASH_MISSING, findProgram, launch } from './launcher.js';
-import { BWRAP_MISSING, DEFAULT_SANDBOX, findBwrap, sandboxedShell, type SandboxSetting } from './sandbox.js';
+import { DEFAULT_SANDBOX, sandboxedShell, type SandboxSetting } from './sandbox.js';
+import { makePrivateDir, seatbeltShell } from './seatbelt-shell.js';
+import { findShellSandbox } from './shell-sandbox.js';
 import { resolveInWorkspace } from './workspace.js';
 
 /**
@@ -43,8 +48,12 @@ export interface ExecShellOptions {
    * zone and TERM. Its PATH is where `bash` and `bwrap` are looked for.
    */
   env?: Record<string, string | undefined>;
-  /** Config `sandbox`; default: bubblewrap without network. */
+  /** Config `sandbox`; default: sandboxed without network. */
   sandbox?: SandboxSetting;
+  /** Which platform's sandbox confines commands (shell-sandbox.ts); default: this one's. */
+  platform?: NodeJS.Platform;
+  /** Where macOS's `sandbox-exec` is; default `/usr/bin/sandbox-exec`. Tests point it elsewhere. */
+  sandboxExec?: string;
 }
 
 /** `process.env` without variables whose names look like secrets. */
@@ -78,6 +87,10 @@ interface Spawnable {
   fdData?: string[];
   /** A file descriptor (after the data's) the command writes to once it has started. */
   startFd?: number;
+  /** The sandbox's program (bwrap, sandbox-exec), whose own messages say why it did not start. */
+  sandboxProgram?: string;
+  /** A directory made for this command alone, removed when it ends. */
+  privateDir?: string;
 }
 
 interface ShellResult {
@@ -180,18 +193,31 @@ export function execShellTool(options: ExecShellOptions = {}): Tool {
         const bash = await launcherOn(hostEnv['PATH']);
         what = { ...launch(bash, { keepThrough: 2, clearEnv: false }, '/bin/sh', ['-c', command]), cwd, env: scrubbedEnv(hostEnv) };
       } else {
-        const bwrap = await findBwrap(hostEnv['PATH']);
-        if (bwrap === undefined) throw new ToolError(BWRAP_MISSING);
+        const found = await findShellSandbox({ platform: options.platform ?? process.platform, path: hostEnv['PATH'], ...(options.sandboxExec === undefined ? {} : { sandboxExec: options.sandboxExec }) });
+        if ('missing' in found) throw new ToolError(found.missing);
         const bash = await launcherOn(hostEnv['PATH']);
         const sandboxOptions = { workspace: cwd, hidden: ctx.hidden ?? [], network: sandbox.network, hostEnv };
-        what = { ...(await sandboxedShell(bwrap, bash, command, sandboxOptions)), cwd };
+        if (found.kind === 'bubblewrap') {
+          what = { ...(await sandboxedShell(found.program, bash, command, sandboxOptions)), cwd, sandboxProgram: found.program };
+        } else {
+          const privateDir = await makePrivateDir();
+          const shell = seatbeltShell(found.program, bash, command, { ...sandboxOptions, privateDir });
+          what = { ...shell, cwd, sandboxProgram: found.program, privateDir };
+        }
       }
-      const result = await runShell(what, ctx.signal);
+      let result: ShellResult;
+      try {
+        result = await runShell(what, ctx.signal);
+      } finally {
+        if (what.privateDir !== undefined) await rm(what.privateDir, { recursive: true, force: true });
+      }
       if (!result.started) {
-        // bwrap itself failed (no user namespaces, a mount refused): the command never ran.
-        const reason = result.output.split('\n').find((line) => line.startsWith('bwrap: ')) ?? result.output.split('\n')[0] ?? '';
+        // The sandbox itself failed (no user namespaces, a mount refused, a profile refused): the command never ran.
+        const program = basename(what.sandboxProgram ?? 'sandbox');
+        const lines = result.output.split('\n');
+        const reason = lines.find((line) => line.startsWith(`${program}: `)) ?? lines[0] ?? '';
         throw new ToolError(
-          `the sandbox could not start (${reason.trim() || `bwrap exit code ${result.code ?? 'unknown'}`}); ` +
+          `the sandbox could not start (${reason.trim() || `${program} exit code ${result.code ?? 'unknown'}`}); ` +
             'see "sandbox" in the agentctl docs, or set "sandbox": "none" to run commands unconfined',
         );
       }

@@ -1,6 +1,6 @@
 /**
- * How `exec_shell` starts a program (bwrap, or `/bin/sh` unconfined) with nothing of agentctl's
- * open but what it is handed: stdio and the descriptors set up for it.
+ * How `exec_shell` starts a program (bwrap, sandbox-exec, or `/bin/sh` unconfined) with nothing of
+ * agentctl's open but what it is handed: stdio and the descriptors set up for it.
  *
  * Why: agentctl's store is LevelDB (classic-level), which opens its files — the MANIFEST, the
  * write-ahead log, LOCK, tables — without O_CLOEXEC, from its own threads, at any time. A child
@@ -65,4 +65,13 @@ export function launch(
     file: bash,
     args: ['-p', '-c', CLOSE_AND_EXEC, 'agentctl-launch', String(options.keepThrough), options.clearEnv ? 'clear' : 'keep', file, ...args],
   };
+}
+
+/**
+ * `/bin/sh -c command`, run by a shell that first writes a byte to `startFd` and closes it: started
+ * inside a sandbox, that byte says the sandbox was set up, so a failure without it is the sandbox's
+ * own, not the command's.
+ */
+export function shellSayingStarted(startFd: number, command: string): string[] {
+  return ['/bin/sh', '-c', `printf . >&${startFd} && exec /bin/sh -c "$1" ${startFd}>&-`, 'sh', command];
 }

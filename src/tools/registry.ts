@@ -15,7 +15,7 @@ export interface RegistryOptions {
   custom?: readonly Tool[];
   /** Per-tool time limits (ms) that replace the defaults, e.g. `{ exec_shell: 120000 }`. */
   timeouts?: Readonly<Record<string, number>>;
-  /** How exec_shell is confined (config `sandbox`); default: bubblewrap without network. */
+  /** How exec_shell is confined (config `sandbox`); default: sandboxed without network. */
   sandbox?: SandboxSetting;
 }
 

@@ -26,7 +26,7 @@
  */
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { posix, relative, sep } from 'node:path';
-import { findProgram, launch } from './launcher.js';
+import { findProgram, launch, shellSayingStarted } from './launcher.js';
 
 /** How `exec_shell` is confined: config `sandbox`. */
 export type SandboxSetting = 'none' | { network: boolean };
@@ -164,10 +164,8 @@ export async function sandboxedShell(bwrap: string, bash: string, command: strin
     '--remount-ro', '/',
   ];
   const startFd = 6;
-  // Say "started" on fd 6, close it, and become `/bin/sh -c command`, as unconfined.
-  const shell = ['/bin/sh', '-c', `printf . >&${startFd} && exec /bin/sh -c "$1" ${startFd}>&-`, 'sh', command];
   return {
-    ...launch(bash, { keepThrough: startFd, clearEnv: true }, bwrap, ['--args', '3', '--', ...shell]),
+    ...launch(bash, { keepThrough: startFd, clearEnv: true }, bwrap, ['--args', '3', '--', ...shellSayingStarted(startFd, command)]),
     env: {},
     fdData: [bwrapOptions.map((arg) => `${arg}\0`).join(''), passwd, groups],
     startFd,

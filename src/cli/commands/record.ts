@@ -10,6 +10,7 @@ import { prepareRun } from '../../library/run-agent.js';
 import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
+import { printableLine } from '../../core/terminal-text.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
 import { lowerHelperThreads } from '../helper-threads.js';
@@ -56,6 +57,9 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     });
     // The hash is taken over the redacted request: the tape (and so any replay) only has redacted text.
     prepared.deps.redact = redact;
+    const { toolsLeftOut } = prepared;
+    // Its reason can quote the sandbox's own output (bwrap's message): one line, no control characters.
+    for (const tool of toolsLeftOut) note(printableLine(`agentctl: running without ${tool.name}: ${tool.reason}`));
     await withStore(options, { create: true }, async (store) => {
       // The loop's thread first: a synced model reply is waited on as soon as the disk is done.
       lowerHelperThreads();
@@ -67,7 +71,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
           task: options.task,
           model: config.model,
           baseUrl: endpoint.recordable,
-          config: { ...config },
+          config: { ...prepared.config },
           seed: config.seed,
           ...(options.name === undefined ? {} : { name: options.name }),
         },
@@ -82,7 +86,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
           redact,
           onCancel: sigint.cancel,
         });
-        const loop = runLoop({ task: options.task, config }, prepared.deps);
+        const loop = runLoop({ task: options.task, config: prepared.config, toolsLeftOut }, prepared.deps);
         try {
           for (let next = await loop.next(); ; next = await loop.next()) {
             if (next.done) {

@@ -1,4 +1,4 @@
-import type { RunEndEvent, RunEventType, RunStartEvent } from '../../core/events.js';
+import type { LeftOutTool, RunEndEvent, RunEventType, RunStartEvent } from '../../core/events.js';
 import { recordedBy, type RunSource } from '../../core/run-meta.js';
 import { printableJson } from '../../core/terminal-text.js';
 import type { ToolSpec } from '../../core/tools.js';
@@ -23,7 +23,8 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
     }
     if (options.json) {
       const tools = runTools(meta.config, start?.customTools);
-      out(printableJson({ run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, tools }));
+      const toolsLeftOut = start?.toolsLeftOut ?? [];
+      out(printableJson({ run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, tools, toolsLeftOut }));
       return;
     }
     const rows = [
@@ -36,8 +37,9 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       ['task', meta.task],
       ['model', meta.baseUrl === undefined ? meta.model : `${meta.model} at ${meta.baseUrl}`],
       ['seed', String(meta.seed)],
-      ...sandboxRows(meta.config),
+      ...sandboxRows(meta.config, start?.toolsLeftOut ?? []),
       ...toolRows(meta.config, start?.customTools),
+      ...(start?.toolsLeftOut ?? []).map((tool) => ['left out', `${tool.name}: ${tool.reason}`]),
       ['events', String(events)],
     ];
     if (meta.totals !== undefined) {
@@ -56,15 +58,17 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
 
 /**
  * How the run's exec_shell was confined, from its recorded config: a `sandbox` row, or none for a
- * run whose config has no such setting (recorded before it existed, or by a library recorder).
+ * run whose config has no such setting (recorded before it existed, or by a library recorder). The
+ * tape does not say which platform's sandbox it was (bubblewrap on Linux, sandbox-exec on macOS).
  */
-export function sandboxRows(config: Record<string, unknown>): string[][] {
+export function sandboxRows(config: Record<string, unknown>, toolsLeftOut: readonly LeftOutTool[]): string[][] {
   const sandbox = config['sandbox'];
   const tools = config['tools'];
   const shell = !Array.isArray(tools) || tools.includes('exec_shell');
-  if (sandbox === 'none') return [['sandbox', shell ? 'none — exec_shell ran unconfined' : 'none (exec_shell not enabled)']];
+  const without = toolsLeftOut.some((tool) => tool.name === 'exec_shell') ? ' (exec_shell left out)' : ' (exec_shell not enabled)';
+  if (sandbox === 'none') return [['sandbox', shell ? 'none — exec_shell ran unconfined' : `none${without}`]];
   if (typeof sandbox === 'object' && sandbox !== null && 'network' in sandbox) {
-    return [['sandbox', `bubblewrap, network ${sandbox.network === true ? 'on' : 'off'}${shell ? '' : ' (exec_shell not enabled)'}`]];
+    return [['sandbox', `on, network ${sandbox.network === true ? 'on' : 'off'}${shell ? '' : without}`]];
   }
   return [];
 }

@@ -20,7 +20,8 @@ function describe(event: RunEvent): string | null {
   const at = `[${event.step}]`;
   switch (event.type) {
     case 'run_start':
-      return `${at} run: ${clip(event.task, 100)} (model ${event.model}, seed ${event.seed})`;
+      return `${at} run: ${clip(event.task, 100)} (model ${event.model}, seed ${event.seed}` +
+        `${(event.toolsLeftOut ?? []).map((tool) => `, without ${tool.name}`).join('')})`;
     case 'state':
       return `${at} ${event.from ?? 'START'} → ${event.to}: ${event.reason}`;
     case 'user_message':
