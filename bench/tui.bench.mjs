@@ -107,6 +107,7 @@ const { render } = await import('ink');
 const { createElement: h } = await import('react');
 const { App } = await import('../dist/tui/components/App.js');
 const { ThemeContext } = await import('../dist/tui/theme.js');
+const { stepOutput } = await import('../dist/tui/step-output.js');
 const uiLoadMs = performance.now() - loadStarted;
 // A terminal with colour (the bench's own stdout is a pipe, where chalk would pick none).
 (await import('chalk')).default.level = 2;
@@ -285,7 +286,9 @@ class FakeStdin extends EventEmitter {
 function mount(feed, session, terminal, stdout = new FakeStdout(terminal)) {
   const stdin = new FakeStdin();
   const stderr = new FakeStdout(terminal);
-  const tree = h(ThemeContext.Provider, { value: { color: true } }, h(App, { feed, session, onQuit: () => undefined, onCancel: () => undefined }));
+  // `y` and `w` are not pressed here: the clipboard is the fake terminal, files would go to the temp dir.
+  const output = stepOutput(stdout, tmpdir());
+  const tree = h(ThemeContext.Provider, { value: { color: true } }, h(App, { feed, session, onQuit: () => undefined, onCancel: () => undefined, output }));
   const started = performance.now();
   // Ink reports how long turning the laid-out tree into the frame's text took (its `renderTime`).
   const onRender = ({ renderTime }) => (stdout.inkRenderMs = renderTime);

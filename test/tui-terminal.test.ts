@@ -20,6 +20,7 @@ import { BIN, runCli } from './support/cli.js';
 import { startMockLlm, type MockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 import { COLUMNS, openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
+import { acceptClipboard, clipboard, mouseModes, resize, sendRaw, sendTogether, wheel } from './support/tmux-input.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEMO_TAPE = join(ROOT, 'tapes', 'demo-loop.tape.jsonl');
@@ -179,18 +180,21 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(timeline(blocks).map((r) => [r.step, r.text.replace(/\s+/g, ' ')])).toEqual([[2, 'read_file ⊘'], [3, 'read_file ✗']]);
     expect(selected(blocks)?.step).toBe(3);
 
-    // ?: the help, with the keys and the glyph legend; a key closes it.
+    // ?: the help, with the keys and (further down) the glyph legend; a key that does not scroll it closes it.
     await term.press('?');
-    const help = await term.waitFor((s) => s.text.includes('(any key closes this help)'), 'the help screen');
+    const help = await term.waitFor((s) => s.text.includes('any other key closes'), 'the help screen');
     expect(help.text).toMatch(/^Tab\s+switch the focus/m);
-    expect(help.text).toMatch(/^q Esc\s+quit/m);
-    expect(help.text).toContain('Glyphs');
-    expect(help.text).toMatch(/⊘ skip: /);
-    expect(help.text).toMatch(/∞ stuck: /);
+    expect(help.text).toMatch(/^q \/ Ctrl-C\s+quit/m);
+    expect(help.text).toMatch(/^Esc\s+back/m);
     expect(help.lines[0]).toMatch(/^agentctl REPLAYING/);
     expect(help.lines[ROWS - 1]).toBe('');
-    await term.press('g');
-    const back = await term.waitFor((s) => !s.text.includes('(any key closes this help)'), 'the help to close');
+    await term.press('G');
+    const legend = await term.waitFor((s) => /help \d+–(\d+) of \1\b/.test(s.lines[FOOTER_ROW] ?? ''), 'the end of the help');
+    expect(legend.text).toContain('Glyphs');
+    expect(legend.text).toMatch(/⊘ skip: duplicate of an earlier success$/m);
+    expect(legend.text).toMatch(/∞ stuck: /);
+    await term.press('x');
+    const back = await term.waitFor((s) => !s.text.includes('any other key closes'), 'the help to close');
     expect(title(back)).toMatch(/^● Steps 2\/5 \[blocks\+skips\]/);
 
     // q: the UI goes, the scrollback is back with the command line, then the closing report.
@@ -211,13 +215,13 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(screen.text).toMatch(/q quits?\b/);
   });
 
-  it('? help: any key closes it, as the help says — also a key bound to nothing (x)', async () => {
+  it('? help: any key that does not scroll it closes it, as the help says — also a key bound to nothing (x)', async () => {
     const term = await terminal();
     await openDemoReplay(term);
     await term.press('?');
-    await term.waitFor((s) => s.text.includes('(any key closes this help)'), 'the help screen');
+    await term.waitFor((s) => s.text.includes('any other key closes'), 'the help screen');
     await term.press('x');
-    const back = await term.waitFor((s) => !s.text.includes('(any key closes this help)'), 'x to close the help', 3_000);
+    const back = await term.waitFor((s) => !s.text.includes('any other key closes'), 'x to close the help', 3_000);
     expect(selected(back)?.step).toBe(0);
   });
 
@@ -352,6 +356,113 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(await printedAfterUi(term, line)).toEqual(['CANCELLED: 2 steps, exit 130']);
     expect(await term.exitCode()).toBe(130);
     await expectShellUsable(term);
+  });
+});
+
+describe('keys as people type them (tmux, 80×24)', () => {
+  const footer = (screen: Screen): string => screen.lines[FOOTER_ROW] ?? '';
+
+  it('Esc goes back: it closes the help, then only says how to quit; q quits with the exit code', async () => {
+    const term = await terminal();
+    const { line } = await openDemoReplay(term);
+    await term.press('?');
+    await term.waitFor((s) => s.text.includes('any other key closes'), 'the help screen');
+    await term.press('Escape');
+    const closed = await term.waitFor((s) => !s.text.includes('any other key closes') && selected(s)?.step === 0, 'Esc to close the help');
+    expect(uiUp(closed)).toBe(true);
+    await term.press('Escape');
+    const stayed = await term.waitFor((s) => footer(s) === 'Esc goes back; q quits', 'the notice of a second Esc');
+    expect(uiUp(stayed)).toBe(true);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual(['reproduced: every event matches the tape', 'final state ERROR; exit 0']);
+    expect(await term.exitCode()).toBe(0);
+    await expectShellUsable(term);
+  });
+
+  it('keys that arrive in one write are taken one by one: /Blocked and Enter search, g and Enter expand the first step', async () => {
+    const term = await terminal();
+    await openDemoReplay(term);
+    await sendTogether(term, '/Blocked', 'Enter');
+    const found = await term.waitFor((s) => footer(s).startsWith('“Blocked”: match 1 of'), 'the search to be submitted');
+    expect(selected(found)?.step).toBe(3);
+    await sendTogether(term, 'g', 'Enter');
+    const expanded = await term.waitFor((s) => selected(s)?.step === 0 && title(s).includes('Step detail (expanded)'), 'g and Enter');
+    expect(detail(expanded)).toMatch(/^Step 0\n/);
+  });
+
+  it('keys typed before the first frame are kept: jjj right after the command selects step 3, nothing is echoed', async () => {
+    const term = await terminal();
+    const line = command(['replay', DEMO_TAPE, '--no-save']);
+    // The command line, Enter and the keys in one write: the keys are there before the program
+    // starts, and reach the UI before its first step (the replay's steps come after the UI is up).
+    await sendRaw(term, `${line}\rjjj`);
+    const screen = await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended ') && selected(s)?.step === 3, 'step 3 selected');
+    expect(screen.lines[0]).toMatch(/^agentctl REPLAYING run /);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual(['reproduced: every event matches the tape', 'final state ERROR; exit 0']);
+    expect(await term.exitCode()).toBe(0);
+    await expectShellUsable(term);
+  });
+
+  it('the footer shows f, d, /, ? and q whole at 80 columns, and the help\'s glyph meanings wrap', async () => {
+    const term = await terminal();
+    const { screen } = await openDemoReplay(term);
+    expect(footer(screen)).toMatch(/^q quit · \? help · \/ search · f filter · d divergence( · [^·…]+)*$/);
+    await term.press('?', 'G');
+    const help = await term.waitFor((s) => /help \d+–(\d+) of \1\b/.test(footer(s)), 'the end of the help');
+    expect(help.lines.slice(TITLE_ROW, FOOTER_ROW + 1).join('\n')).not.toContain('…');
+    expect(help.text).toMatch(/^⊘ skip: duplicate of an earlier success$/m);
+  });
+
+  it('at 40×12 the footer and the help still fit, with whole hints and wrapped meanings', async () => {
+    const term = await terminal();
+    await openDemoReplay(term);
+    await resize(term, 40, 12);
+    const small = await term.waitFor((s) => uiUp(s) && (s.lines[10] ?? '').startsWith('q quit'), 'the UI at 40×12');
+    expect(small.lines[10]).toBe('q quit · ? help · / search · f filter');
+    for (const l of small.lines) expect(l.length).toBeLessThanOrEqual(40);
+    await term.press('?', 'G');
+    const help = await term.waitFor((s) => (s.lines[9] ?? '').startsWith('▶ the selected step'), 'the end of the help at 40×12');
+    for (const l of help.lines) expect(l.length).toBeLessThanOrEqual(40);
+    // Below the header (clipped as it always is): the help, wrapped, and the footer's whole hints.
+    expect(help.lines.slice(4, 11).join('\n')).not.toContain('…');
+    expect(help.lines[10]).toMatch(/^j\/k scroll · Esc back/);
+  });
+
+  it('turns mouse reports on for the UI and off after it; the wheel moves the selection and scrolls the detail', async () => {
+    const term = await terminal();
+    await openDemoReplay(term);
+    expect(await mouseModes(term)).toEqual({ buttons: true, sgr: true });
+    await sendRaw(term, wheel('down', 5, BODY_FIRST + 2));
+    await term.waitFor((s) => selected(s)?.step === 1, 'the wheel over the timeline');
+    await sendRaw(term, wheel('down', 60, BODY_FIRST + 2));
+    const scrolled = await term.waitFor((s) => !detail(s).startsWith('Step 1'), 'the wheel over the detail');
+    expect(selected(scrolled)?.step).toBe(1);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await mouseModes(term)).toEqual({ buttons: false, sgr: false });
+    await expectShellUsable(term);
+  });
+
+  it('y copies the selected step with OSC 52 and w writes it to a new file in the current directory', async () => {
+    const work = await tempDir('copy');
+    const term = await terminal(work);
+    await acceptClipboard(term);
+    await openDemoReplay(term);
+    await term.press('j', 'j', 'j');
+    await term.waitFor((s) => selected(s)?.step === 3, 'step 3');
+    await term.press('y');
+    await term.waitFor((s) => footer(s).startsWith('copied step 3 to the clipboard'), 'the copy notice');
+    const copied = await clipboard(term);
+    expect(copied?.startsWith('Step 3\n')).toBe(true);
+    expect(copied).toMatch(/✗ block\s+loop_guard\/identical_call_block/);
+    await term.press('w');
+    const wrote = await term.waitFor((s) => footer(s).startsWith('wrote step 3 to ./agentctl-step-'), 'the file notice');
+    const name = /\.\/(agentctl-step-\w+-3\.txt)$/.exec(footer(wrote))?.[1];
+    expect(name).toBeDefined();
+    expect(await readFile(join(work, name as string), 'utf8')).toBe(copied);
   });
 });
 

@@ -7,6 +7,7 @@ import type { RunEvent } from '../core/events.js';
 import { UsageError } from '../core/errors.js';
 import { EventRedactor } from '../core/event-redactor.js';
 import type { Redactor } from '../core/redact.js';
+import { holdKeys } from '../tui/held-keys.js';
 import type { SessionInfo } from '../tui/index.js';
 import { out, stdinIsTerminal, stdoutIsTerminal, stdoutStream, type GlobalOptions } from './io.js';
 import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
@@ -46,8 +47,17 @@ const processTerminal = (): Terminal => ({ stdinTTY: stdinIsTerminal(), stdoutTT
  * --json nor --quiet is given. Called before any work starts, so a bad combination costs nothing.
  * The terminal is looked at only when the answer depends on it (`--json` and `--quiet` never load
  * `node:tty`).
+ *
+ * Once the answer is the UI, keys typed from then on are kept for it (no echo over the screen while
+ * the command loads: tui/held-keys.ts) — on the process's own terminal, not on one a test describes.
  */
 export function displayKind(options: GlobalOptions, limits: { interactive?: boolean } = {}, terminal: () => Terminal = processTerminal): DisplayKind {
+  const kind = chooseDisplay(options, limits, terminal);
+  if (kind === 'tui' && terminal === processTerminal) holdKeys();
+  return kind;
+}
+
+function chooseDisplay(options: GlobalOptions, limits: { interactive?: boolean }, terminal: () => Terminal): DisplayKind {
   if (options.tui === true) {
     if (options.json) throw new UsageError('--tui and --json cannot be used together');
     const io = terminal();

@@ -53,7 +53,7 @@ afterAll(() => {
 });
 
 describe('openTui', () => {
-  it('draws on the alternate screen, and leaves it with the cursor shown when the user quits', async () => {
+  it('draws on the alternate screen with mouse reports on, and leaves both with the cursor shown when the user quits', async () => {
     const terminal = fakeTerminal();
     const tui = await openTui({ session: { mode: 'viewing', runId: '01DEMO' }, onCancel: () => undefined, ...terminal, env: { NO_COLOR: '1' } });
     for (const event of await demoEvents()) tui.event(event);
@@ -64,6 +64,9 @@ describe('openTui', () => {
     const out = terminal.written();
     expect(out.startsWith('\u001b[?1049h')).toBe(true);
     expect(out.lastIndexOf('\u001b[?1049l')).toBeGreaterThan(out.lastIndexOf('read_file'));
+    // Mouse reports (buttons and the wheel, in the SGR form) from the start, and off again at the end.
+    expect(out.indexOf('\u001b[?1000h\u001b[?1006h')).toBeLessThan(out.indexOf('read_file'));
+    expect(out.lastIndexOf('\u001b[?1006l\u001b[?1000l')).toBeGreaterThan(out.lastIndexOf('read_file'));
     // Ink hides the cursor while drawing and shows it again on the way out.
     expect(out.lastIndexOf('\u001b[?25h')).toBeGreaterThan(out.lastIndexOf('\u001b[?25l'));
   });
@@ -81,6 +84,7 @@ describe('openTui', () => {
     expect(onCancel).toHaveBeenCalledTimes(1);
     const out = terminal.written();
     expect(out.lastIndexOf('\u001b[?1049l')).toBeGreaterThan(0);
+    expect(out.lastIndexOf('\u001b[?1000l')).toBeGreaterThan(out.lastIndexOf('\u001b[?1000h'));
     expect(out).not.toMatch(/\n\s+at /);
   });
 

@@ -4,6 +4,7 @@
  */
 import { UnexpectedError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
+import { handOverKeys } from './held-keys.js';
 import { RunFeed } from './run-feed.js';
 import type { mountTui as MountTui } from './run-tui.js';
 import type { RunEnding, SessionInfo } from './state/run-model.js';
@@ -31,8 +32,10 @@ export interface Tui {
 }
 
 // The alternate screen: the UI draws on its own page and the user's scrollback comes back intact.
-const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
-const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+// With it, mouse reports (1000: buttons and the wheel, 1006: in the SGR form, which the UI parses):
+// the wheel scrolls the panes. They are turned off with the alternate screen, on every way out.
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H\u001b[?1000h\u001b[?1006h';
+const LEAVE_ALT_SCREEN = '\u001b[?1006l\u001b[?1000l\u001b[?1049l';
 
 export async function openTui(options: OpenTuiOptions): Promise<Tui> {
   const stdout = options.stdout ?? process.stdout;
@@ -54,7 +57,8 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
   };
   process.once('exit', leave);
   stdout.write(ENTER_ALT_SCREEN);
-  const mounted = mountTui({ feed, session: options.session, color, onCancel: options.onCancel, stdin, stdout });
+  const { interrupted } = handOverKeys(stdin);
+  const mounted = mountTui({ feed, session: options.session, color, onCancel: options.onCancel, stdin, stdout, interrupted });
   const closed = mounted.closed
     .catch((error: unknown) => {
       // The run must not go on unseen: stop it (it closes its tape as CANCELLED), then report one line.

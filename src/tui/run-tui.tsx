@@ -8,6 +8,7 @@ import { ErrorBoundary } from './components/ErrorBoundary.js';
 import { App } from './components/App.js';
 import type { RunFeed } from './run-feed.js';
 import type { SessionInfo } from './state/run-model.js';
+import { stepOutput } from './step-output.js';
 import { ThemeContext } from './theme.js';
 
 export interface MountOptions {
@@ -17,6 +18,8 @@ export interface MountOptions {
   onCancel: () => void;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
+  /** Ctrl-C was typed before the UI opened (the run is being stopped): close once it has. */
+  interrupted?: boolean;
 }
 
 export interface MountedTui {
@@ -49,7 +52,14 @@ export function mountTui(options: MountOptions): MountedTui {
   const instance = render(
     <ThemeContext.Provider value={{ color: options.color }}>
       <ErrorBoundary onError={(error) => finish(error)}>
-        <App feed={options.feed} session={options.session} onQuit={() => finish()} onCancel={onCancel} />
+        <App
+          feed={options.feed}
+          session={options.session}
+          onQuit={() => finish()}
+          onCancel={onCancel}
+          output={stepOutput(options.stdout, process.cwd())}
+          interrupted={options.interrupted ?? false}
+        />
       </ErrorBoundary>
     </ThemeContext.Provider>,
     { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 30 },

@@ -1,24 +1,39 @@
 import chalk from 'chalk';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import stringWidth from 'string-width';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../core/events.js';
 import { RunFeed } from '../run-feed.js';
 import type { SessionInfo } from '../state/run-model.js';
 import { demoEvents } from '../test-support/demo-events.js';
 import { colorDisabled } from '../color-setting.js';
+import { stepOutput, type StepOutput } from '../step-output.js';
 import { ThemeContext } from '../theme.js';
 import { App } from './App.js';
 
 const session: SessionInfo = { mode: 'viewing', runId: '01M80BD0DH1T99S5EY9167MAX2', name: 'demo' };
 let events: RunEvent[];
 const mounted: { unmount: () => void }[] = [];
+let dir: string;
+/** What the UI wrote to the terminal outside its frames (the clipboard's escape sequences). */
+let terminalWrites: string[] = [];
+let output: StepOutput;
 
 beforeAll(async () => {
   events = await demoEvents();
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-app-'));
+  // Files go to a temp dir, named in notices as the UI names the current directory (a long temp path would be clipped).
+  output = stepOutput({ write: (data: string) => terminalWrites.push(data) }, dir, '.');
 });
 afterEach(() => {
   for (const app of mounted.splice(0)) app.unmount();
+  terminalWrites = [];
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
 });
 
 interface Mount {
@@ -28,6 +43,7 @@ interface Mount {
   onQuit?: () => void;
   onCancel?: () => void;
   session?: SessionInfo;
+  interrupted?: boolean;
 }
 
 function mount(options: Mount = {}): ReturnType<typeof render> & { feed: RunFeed } {
@@ -40,6 +56,8 @@ function mount(options: Mount = {}): ReturnType<typeof render> & { feed: RunFeed
         size={options.size ?? { columns: 100, rows: 30 }}
         onQuit={options.onQuit ?? (() => undefined)}
         onCancel={options.onCancel ?? (() => undefined)}
+        output={output}
+        interrupted={options.interrupted ?? false}
       />
     </ThemeContext.Provider>,
   );
@@ -100,17 +118,75 @@ describe('App', () => {
     await frameWhere(app, (f) => /▶\s+3 /.test(selectedLine(f)));
   });
 
-  it('shows the help with ?, from the key table and the glyph legend, and closes it with any key', async () => {
+  it('shows the help with ?, from the key table and the glyph legend, scrolls it with G, and closes it with any other key', async () => {
     const app = mount();
     await frameWhere(app, (f) => f.includes('read_file'));
     app.stdin.write('?');
     const help = stripAnsi(await frameWhere(app, (f) => f.includes('Keys')));
     expect(help).toContain('Tab');
     expect(help).toContain('switch the focus: timeline ⇄ detail');
-    expect(help).toContain('∞ stuck: same tool step repeated');
-    expect(help).toContain('⊘ skip: duplicate of an earlier success');
+    expect(help).toMatch(/help 1–24 of \d+/);
+    app.stdin.write('G');
+    // The last line of the help is the last one shown.
+    const bottom = stripAnsi(await frameWhere(app, (f) => /help \d+–(\d+) of \1\b/.test(stripAnsi(f))));
+    expect(bottom).toContain('∞ stuck: same tool step repeated');
+    expect(bottom).toContain('⊘ skip: duplicate of an earlier success');
     app.stdin.write('x');
+    await frameWhere(app, (f) => !f.includes('Glyphs') && f.includes('▶'));
+  });
+
+  it('takes keys that arrive in one write one by one: /Blocked⏎ searches, jj moves twice', async () => {
+    const app = mount();
+    await frameWhere(app, (f) => f.includes('read_file'));
+    app.stdin.write('/Blocked\r');
+    const found = stripAnsi(await frameWhere(app, (f) => f.includes('“Blocked”: match 1 of')));
+    expect(selectedLine(found)).toMatch(/▶\s+3 /);
+    app.stdin.write('gjj');
+    await frameWhere(app, (f) => /▶\s+2 /.test(selectedLine(f)));
+  });
+
+  it('keeps keys typed before the first step and applies them when it comes', async () => {
+    const feed = new RunFeed();
+    const app = mount({ feed });
+    await frameWhere(app, (f) => f.includes('Steps (0)'));
+    app.stdin.write('jj');
+    for (const event of events) feed.push(event);
+    feed.end({ exitCode: 0, report: ['viewed'] });
+    await frameWhere(app, (f) => /▶\s+2 /.test(selectedLine(f)));
+  });
+
+  it('Esc goes back and does not quit; q does', async () => {
+    const onQuit = vi.fn();
+    const app = mount({ onQuit });
+    await frameWhere(app, (f) => f.includes('q quits'));
+    app.stdin.write('?');
+    await frameWhere(app, (f) => f.includes('Keys'));
+    app.stdin.write('\u001b');
     await frameWhere(app, (f) => !f.includes('Keys') && f.includes('▶'));
+    app.stdin.write('\u001b');
+    await frameWhere(app, (f) => f.includes('Esc goes back; q quits'));
+    expect(onQuit).not.toHaveBeenCalled();
+    app.stdin.write('q');
+    await vi.waitFor(() => expect(onQuit).toHaveBeenCalledTimes(1));
+  });
+
+  it('y copies the selected step to the clipboard (OSC 52) and w writes it to a new file', async () => {
+    const app = mount();
+    await frameWhere(app, (f) => f.includes('read_file'));
+    app.stdin.write('j');
+    await frameWhere(app, (f) => /▶\s+1 /.test(selectedLine(f)));
+    app.stdin.write('y');
+    await frameWhere(app, (f) => f.includes('copied step 1 to the clipboard'));
+    const copied = terminalWrites.map((w) => /^\u001b\]52;c;([A-Za-z0-9+/=]+)\u0007$/.exec(w)?.[1]).filter((b) => b !== undefined);
+    expect(copied).toHaveLength(1);
+    const text = Buffer.from(copied[0] ?? '', 'base64').toString('utf8');
+    expect(text.startsWith('Step 1\n')).toBe(true);
+    expect(text).toContain('"port": 8080');
+    expect(text).not.toContain('\u001b');
+    app.stdin.write('w');
+    const file = join(dir, 'agentctl-step-01M80BD0DH1T99S5EY9167MAX2-1.txt');
+    await frameWhere(app, (f) => stripAnsi(f).includes('wrote step 1 to ./agentctl-step-01M80BD0DH1T99S5EY9167MAX2-1.txt'));
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 
   it('cycles the filter with f and names it', async () => {
@@ -148,7 +224,14 @@ describe('App', () => {
     check(await frameWhere(app, (f) => f.includes('read_file')), 80, 24);
     app.rerender(
       <ThemeContext.Provider value={{ color: true }}>
-        <App feed={app.feed} session={session} size={{ columns: 120, rows: 40 }} onQuit={() => undefined} onCancel={() => undefined} />
+        <App
+          feed={app.feed}
+          session={session}
+          size={{ columns: 120, rows: 40 }}
+          onQuit={() => undefined}
+          onCancel={() => undefined}
+          output={output}
+        />
       </ThemeContext.Provider>,
     );
     check(await frameWhere(app, (f) => stripAnsi(f).split('\n').some((line) => stringWidth(line) > 80)), 120, 40);
@@ -173,6 +256,20 @@ describe('App', () => {
     expect(onLiveQuit).not.toHaveBeenCalled();
     feed.end({ exitCode: 130, report: ['CANCELLED'] });
     await vi.waitFor(() => expect(onLiveQuit).toHaveBeenCalledTimes(1));
+  });
+});
+
+describe('App opened after a Ctrl-C (typed while it started)', () => {
+  it('does not stop the run a second time, and closes once it has stopped', async () => {
+    const feed = new RunFeed();
+    for (const event of events.slice(0, 20)) feed.push(event);
+    const onQuit = vi.fn();
+    const onCancel = vi.fn();
+    const app = mount({ feed, onQuit, onCancel, session: { mode: 'recording', runId: '01LIVE' }, interrupted: true });
+    expect(stripAnsi(await frameWhere(app, (f) => f.includes('read_file')))).toContain('stopping the run');
+    feed.end({ exitCode: 130, report: ['CANCELLED'] });
+    await vi.waitFor(() => expect(onQuit).toHaveBeenCalledTimes(1));
+    expect(onCancel).not.toHaveBeenCalled();
   });
 });
 

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
-import { footerHints } from '../state/keymap.js';
+import { footerText } from '../state/footer-text.js';
 import { clipLine } from '../state/text.js';
 import type { SearchState } from '../state/tui-state.js';
 
@@ -8,12 +8,14 @@ export interface FooterProps {
   width: number;
   search: SearchState;
   notice: string | null;
-  /** Right-hand status: follow/paused, detail position. */
+  /** Left-hand status: follow/paused, detail or help position. */
   status: string;
+  /** The hints to show (the help screen has its own); the key table's by default. */
+  hints?: readonly string[];
 }
 
-/** The last line: the search being typed, a notice, or the key hints from the key table. */
-export function Footer({ width, search, notice, status }: FooterProps): ReactElement {
+/** The last line: the search being typed, a notice, or the status and the key hints that fit. */
+export function Footer({ width, search, notice, status, hints }: FooterProps): ReactElement {
   if (search.editing) {
     return (
       <Box height={1}>
@@ -21,12 +23,10 @@ export function Footer({ width, search, notice, status }: FooterProps): ReactEle
       </Box>
     );
   }
-  const hints = notice ?? footerHints().join(' · ');
-  const text = status === '' ? hints : `${status} │ ${hints}`;
   return (
     <Box height={1}>
       <Text dimColor={notice === null} wrap="truncate">
-        {clipLine(text, width)}
+        {notice === null ? footerText(width, status, hints) : clipLine(notice, width)}
       </Text>
     </Box>
   );

@@ -188,13 +188,16 @@ describe('navigation', () => {
     expect(state.view.detailScroll).toBe(0);
   });
 
-  it('closes the help with any key, and quitting is asked for by q and Ctrl-C alike', async () => {
+  it('scrolls the help with the moving keys and closes it with any other key; quitting is asked for by q and Ctrl-C alike', async () => {
     let state = load(await demoEvents());
     state = press(state, 'help');
     expect(state.view.help).toBe(true);
-    state = press(state, 'down');
-    expect(state.view.help).toBe(false);
+    state = press(state, 'down', 'down', 'up');
+    expect(state.view).toMatchObject({ help: true, helpScroll: 1 });
     expect(selectedStep(state)).toBe(0);
+    state = press(state, 'cycleFilter');
+    expect(state.view).toMatchObject({ help: false, filter: 'all' });
+    expect(press(state, 'help', 'back').view.help).toBe(false);
     expect(apply(press(state, 'help'), { type: 'otherKey' }).view.help).toBe(false);
     expect(press(state, 'quit').view.quitting).toBe(true);
     expect(press(state, 'interrupt').view.quitting).toBe(true);

@@ -6,7 +6,9 @@
 import type { RunEvent } from '../../core/events.js';
 import { detailLines, type DetailLine } from './detail-lines.js';
 import { nextFilter, rowMatches, rowPasses, searchPattern, visibleRows, type Filter, FILTER_LABELS } from './filters.js';
-import type { KeyAction } from './keymap.js';
+import { helpLines } from './help-lines.js';
+import type { Press } from './key-presses.js';
+import { actionFor, type KeyAction, type KeyPress } from './keymap.js';
 import { layoutFor, type TerminalSize } from './layout.js';
 import { addEvents, emptyModel, endRun, type RunEnding, type RunModel, type SessionInfo } from './run-model.js';
 import type { StepRow } from './step-row.js';
@@ -38,6 +40,28 @@ export interface ViewState {
   notice: string | null;
   /** The user asked to quit; a live run is being stopped first. */
   quitting: boolean;
+  /** First line of the help shown. */
+  helpScroll: number;
+  /**
+   * Presses that came before the run's first step (keys typed while the UI starts): there is
+   * nothing yet for them to act on, so they wait for it, in order.
+   */
+  held: readonly Press[];
+  /** What the UI asks of the world outside its state, oldest first; see UiRequest. */
+  outbox: Outbox;
+}
+
+/**
+ * Something only the UI's host can do: stop the live run, put a step's text on the clipboard or in
+ * a file. The reducer stays pure: it queues the request, the App carries it out once and answers
+ * with `handled` (which may bring a notice).
+ */
+export type UiRequest = { id: number; kind: 'cancel' } | { id: number; kind: 'copy' | 'write'; row: number };
+
+export interface Outbox {
+  /** The last id given out. */
+  seq: number;
+  pending: readonly UiRequest[];
 }
 
 export interface TuiState {
@@ -55,7 +79,13 @@ export type TuiAction =
   | { type: 'searchType'; text: string }
   | { type: 'searchErase' }
   | { type: 'searchSubmit' }
-  | { type: 'searchCancel' };
+  | { type: 'searchCancel' }
+  /** Something the terminal sent (a key, a wheel notch), read in the state it finds: search text or a key. */
+  | { type: 'press'; press: Press }
+  /** The run's first step is in: the presses that waited for it are applied. */
+  | { type: 'releaseHeld' }
+  /** The App carried out request `id`. */
+  | { type: 'handled'; id: number; notice?: string };
 
 export function initialState(session: SessionInfo, size: TerminalSize): TuiState {
   return {
@@ -74,6 +104,9 @@ export function initialState(session: SessionInfo, size: TerminalSize): TuiState
       help: false,
       notice: null,
       quitting: false,
+      helpScroll: 0,
+      held: [],
+      outbox: { seq: 0, pending: [] },
     },
   };
 }
@@ -98,7 +131,112 @@ export function tuiReducer(state: TuiState, action: TuiAction): TuiState {
       return { ...state, view: { ...state.view, search: { ...state.view.search, editing: false, draft: '' } } };
     case 'searchSubmit':
       return submitSearch(state);
+    case 'press':
+      return onPress(state, action.press);
+    case 'releaseHeld':
+      return releaseHeld(state);
+    case 'handled': {
+      const pending = state.view.outbox.pending.filter((r) => r.id !== action.id);
+      const notice = action.notice ?? state.view.notice;
+      return { ...state, view: { ...state.view, notice, outbox: { ...state.view.outbox, pending } } };
+    }
   }
+}
+
+/** The run is live and has no step yet: presses wait (see ViewState.held). */
+const waitingForSteps = (state: TuiState): boolean => state.model.rows.length === 0 && state.model.ending === null;
+
+function onPress(state: TuiState, press: Press): TuiState {
+  const { view } = state;
+  if (waitingForSteps(state) || view.held.length > 0) {
+    // Quitting cannot wait for a step that may never come; the presses before it are dropped.
+    const action = press.kind === 'key' ? actionFor(press.input, press.key) : null;
+    if (action === 'quit' || action === 'interrupt') return onKey({ ...state, view: { ...view, held: [] } }, action);
+    // A wheel notch is about the screen as it was: stale by the time a step comes.
+    return press.kind === 'key' ? { ...state, view: { ...view, held: [...view.held, press] } } : state;
+  }
+  switch (press.kind) {
+    case 'none':
+      return state;
+    case 'wheel':
+      return view.search.editing ? state : onWheel(state, press.direction, press.column);
+    case 'key': {
+      if (view.search.editing) return onSearchKey(state, press.input, press.key);
+      const action = actionFor(press.input, press.key);
+      return action === null ? tuiReducer(state, { type: 'otherKey' }) : onKey(state, action);
+    }
+  }
+}
+
+function releaseHeld(state: TuiState): TuiState {
+  if (waitingForSteps(state) || state.view.held.length === 0) return state;
+  const { held } = state.view;
+  return held.reduce(onPress, { ...state, view: { ...state.view, held: [] } });
+}
+
+/** While a search is typed, keys are its text: Enter searches, Esc cancels, Backspace erases. */
+function onSearchKey(state: TuiState, input: string, key: KeyPress): TuiState {
+  if (key.ctrl === true && input === 'c') return onKey(state, 'interrupt');
+  if (key.return === true) return submitSearch(state);
+  if (key.escape === true) return tuiReducer(state, { type: 'searchCancel' });
+  if (key.backspace === true || key.delete === true) return tuiReducer(state, { type: 'searchErase' });
+  if (input !== '' && key.ctrl !== true && key.meta !== true && key.tab !== true) return tuiReducer(state, { type: 'searchType', text: input });
+  return state;
+}
+
+/** Lines a wheel notch scrolls the detail (the timeline moves one step). */
+const WHEEL_LINES = 3;
+
+/** The wheel scrolls the pane under the pointer (the help, when it is open). */
+function onWheel(state: TuiState, direction: 1 | -1, column: number): TuiState {
+  if (state.view.help) return scrollHelp(state, direction * WHEEL_LINES);
+  const { timelineWidth } = layoutFor(state.view.size);
+  if (column <= timelineWidth) return moveSelection(state, direction === 1 ? 'down' : 'up');
+  return clampDetail({ ...state, view: { ...state.view, detailScroll: state.view.detailScroll + direction * WHEEL_LINES } });
+}
+
+function request(state: TuiState, make: (id: number) => UiRequest): TuiState {
+  const id = state.view.outbox.seq + 1;
+  return { ...state, view: { ...state.view, outbox: { seq: id, pending: [...state.view.outbox.pending, make(id)] } } };
+}
+
+/** Lines of the help screen: the body and the pane-title row. */
+const helpHeight = (state: TuiState): number => layoutFor(state.view.size).bodyRows + 1;
+
+function scrollHelp(state: TuiState, by: number): TuiState {
+  const max = Math.max(0, helpLines(layoutFor(state.view.size).columns).length - helpHeight(state));
+  const helpScroll = Math.min(max, Math.max(0, state.view.helpScroll + by));
+  return { ...state, view: { ...state.view, helpScroll } };
+}
+
+/**
+ * How many lines each key that scrolls moves a window `height` lines high; the ends are ±Infinity,
+ * left to the caller to clamp to what it scrolls.
+ */
+function scrollDistances(height: number): Partial<Record<KeyAction, number>> {
+  const page = Math.max(1, height - 1);
+  const half = Math.max(1, Math.floor(height / 2));
+  return { down: 1, up: -1, pageDown: page, pageUp: -page, halfPageDown: half, halfPageUp: -half, first: -Infinity, last: Infinity };
+}
+
+/** In the help, the moving keys scroll it; Ctrl-C still quits; any other key closes it. */
+function onHelpKey(state: TuiState, action: KeyAction): TuiState {
+  const move = scrollDistances(helpHeight(state))[action];
+  if (move !== undefined) return scrollHelp(state, move);
+  const closed = { ...state, view: { ...state.view, help: false } };
+  return action === 'interrupt' ? onKey(closed, action) : closed;
+}
+
+/**
+ * Esc goes back one level: the help closes (see onHelpKey), then the expanded text collapses, then
+ * the focus returns from the detail to the timeline. With nowhere left to go it says how to quit.
+ * (A search being typed is cancelled by Esc before any of these: see onSearchKey.)
+ */
+function back(state: TuiState): TuiState {
+  const { view } = state;
+  if (view.expanded) return clampDetail({ ...state, view: { ...view, expanded: false } });
+  if (view.focus === 'detail') return { ...state, view: { ...view, focus: 'timeline' } };
+  return { ...state, view: { ...view, notice: 'Esc goes back; q quits' } };
 }
 
 function withEvents(state: TuiState, events: readonly RunEvent[]): TuiState {
@@ -112,16 +250,30 @@ function withEvents(state: TuiState, events: readonly RunEvent[]): TuiState {
 
 function onKey(state: TuiState, action: KeyAction): TuiState {
   const view: ViewState = { ...state.view, notice: null };
-  if (view.help && action !== 'interrupt') return { ...state, view: { ...view, help: false } };
+  if (view.help) return onHelpKey({ ...state, view }, action);
   const next = { ...state, view };
   switch (action) {
     case 'quit':
-    case 'interrupt':
-      return { ...next, view: { ...view, quitting: true, notice: state.model.ending === null ? 'stopping the run…' : null } };
+    case 'interrupt': {
+      // Every quit while the run is live asks to stop it: the first stops it cleanly, a second one
+      // lets the command exit at once (as a second Ctrl-C does without the UI).
+      const live = state.model.ending === null;
+      const quitting = { ...next, view: { ...view, quitting: true, notice: live ? 'stopping the run…' : null } };
+      return live ? request(quitting, (id) => ({ id, kind: 'cancel' })) : quitting;
+    }
     case 'help':
-      return { ...next, view: { ...view, help: true } };
+      return { ...next, view: { ...view, help: true, helpScroll: 0 } };
+    case 'back':
+      return back(next);
     case 'switchPane':
       return { ...next, view: { ...view, focus: view.focus === 'timeline' ? 'detail' : 'timeline' } };
+    case 'focusTimeline':
+    case 'focusDetail':
+      return { ...next, view: { ...view, focus: action === 'focusTimeline' ? 'timeline' : 'detail' } };
+    case 'copy':
+    case 'writeFile':
+      if (view.selected < 0) return { ...next, view: { ...view, notice: 'no step yet' } };
+      return request(next, (id) => ({ id, kind: action === 'copy' ? 'copy' : 'write', row: view.selected }));
     case 'toggleExpand':
       return clampDetail({ ...next, view: { ...view, expanded: !view.expanded } });
     case 'toggleFollow': {
@@ -153,6 +305,7 @@ function moveSelection(state: TuiState, action: KeyAction): TuiState {
   const rows = visibleRows(state.model.rows, state.view.filter);
   if (rows.length === 0) return state;
   const page = Math.max(1, layoutFor(state.view.size).bodyRows - 1);
+  const half = Math.max(1, Math.floor(layoutFor(state.view.size).bodyRows / 2));
   const at = Math.max(0, positionOf(rows, state.view.selected));
   const target = (() => {
     switch (action) {
@@ -168,6 +321,10 @@ function moveSelection(state: TuiState, action: KeyAction): TuiState {
         return at + page;
       case 'pageUp':
         return at - page;
+      case 'halfPageDown':
+        return at + half;
+      case 'halfPageUp':
+        return at - half;
       default:
         return at;
     }
@@ -178,10 +335,8 @@ function moveSelection(state: TuiState, action: KeyAction): TuiState {
 }
 
 function scrollDetail(state: TuiState, action: KeyAction): TuiState {
-  const page = Math.max(1, layoutFor(state.view.size).bodyRows - 1);
   const scroll = state.view.detailScroll;
-  const delta: Partial<Record<KeyAction, number>> = { down: 1, up: -1, pageDown: page, pageUp: -page, first: -Infinity, last: Infinity };
-  const move = delta[action];
+  const move = scrollDistances(layoutFor(state.view.size).bodyRows)[action];
   if (move === undefined) return state;
   // The ends are clamped to the detail's real length by clampDetail.
   const detailScroll = move === -Infinity ? 0 : move === Infinity ? Number.MAX_SAFE_INTEGER : scroll + move;
