@@ -223,7 +223,7 @@ describe('text', () => {
   it('show gives the cost in dollars and the reason the run ended', async () => {
     const show = await runCli(['show', DEMO, '--store', noStore]);
     expect(show.code, show.stderr).toBe(0);
-    expect(show.stdout).toMatch(/^tokens\s+588 in, 95 out, cost \$0\.0000$/m);
+    expect(show.stdout).toMatch(/^tokens\s+\d+ in, \d+ out, cost \$0\.0000$/m);
     const outcome = 'ERROR: repetition: the same tool calls 4 steps in a row (stops at 3 repeats): read_file(path=config/server.json)';
     expect(show.stdout.split('\n').find((line) => line.startsWith('outcome'))).toBe(`outcome      ${outcome}`);
     const json = JSON.parse((await runCli(['show', DEMO, '--json', '--store', noStore])).stdout) as { endReason: string };
