@@ -1,7 +1,7 @@
 import { Box } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, type ReactElement } from 'react';
 import type { RunFeed } from '../run-feed.js';
-import { visibleRows } from '../state/filters.js';
+import { searchPattern, visibleRows } from '../state/filters.js';
 import { headerLines } from '../state/header-lines.js';
 import type { KeyAction } from '../state/keymap.js';
 import { layoutFor, type TerminalSize } from '../state/layout.js';
@@ -60,6 +60,7 @@ export function App({ feed, session, size: fixedSize, onQuit, onCancel }: AppPro
   const detail = selectedDetail(state);
   const patched = useCallback((row: StepRow) => isPatched(model, row), [model]);
   const header = headerLines(model, { selected: view.selected, waitedMs, quitting: view.quitting });
+  const highlight = useMemo(() => searchPattern(view.search.query), [view.search.query]);
 
   const status: string[] = [];
   if (session.mode === 'recording' || model.ending === null) status.push(view.follow ? 'following' : 'paused');
@@ -94,7 +95,7 @@ export function App({ feed, session, size: fixedSize, onQuit, onCancel }: AppPro
               isPatched={patched}
             />
             <Separator height={layout.bodyRows} />
-            <StepDetail lines={detail} scroll={view.detailScroll} height={layout.bodyRows} width={layout.detailWidth} />
+            <StepDetail lines={detail} scroll={view.detailScroll} height={layout.bodyRows} width={layout.detailWidth} highlight={highlight} />
           </Box>
         </>
       )}
