@@ -21,6 +21,7 @@ import { startMockLlm, type MockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 import { COLUMNS, openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
 import { acceptClipboard, clipboard, mouseModes, resize, sendRaw, sendTogether, wheel } from './support/tmux-input.js';
+import { inverseRuns, styledLines } from './support/tmux-styled.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEMO_TAPE = join(ROOT, 'tapes', 'demo-loop.tape.jsonl');
@@ -155,7 +156,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(first.lines[2]).toContain('reproduced');
     expect(title(first)).toMatch(/^● Steps \(5\)─/);
     expect(timeline(first).map((r) => r.step)).toEqual([0, 1, 2, 3, 4]);
-    expect(selected(first)).toMatchObject({ step: 0, text: expect.stringMatching(/^list_dir\s+✓$/) });
+    expect(selected(first)).toMatchObject({ step: 0, text: expect.stringMatching(/^list_dir \.\s+✓$/) });
     expect(detail(first)).toMatch(/^Step 0\n/);
     // 23 lines drawn, the footer on the 23rd; the 24th stays empty.
     expect(first.lines[FOOTER_ROW]).toMatch(/\S/);
@@ -165,7 +166,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     // G: the last step, the repetition stop (∞), with the stuck decision in the detail.
     await term.press('G');
     const last = await term.waitFor((s) => selected(s)?.step === 4, 'G to select step 4');
-    expect(selected(last)?.text).toMatch(/^read_file\s+∞$/);
+    expect(selected(last)?.text).toMatch(/^read_file config\/server\.json\s+∞$/);
     expect(last.lines[2]).toMatch(/^step 4 \(5 of 5\)/);
     expect(detail(last)).toMatch(/^Step 4\n/);
     expect(detail(last)).toMatch(/∞ stuck\s+repetition\/repetition read_file/);
@@ -177,7 +178,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(timeline(decisions).map((r) => r.step)).toEqual([2, 3, 4]);
     await term.press('f');
     const blocks = await term.waitFor((s) => title(s).startsWith('● Steps 2/5 [blocks+skips]'), 'the blocks and skips filter');
-    expect(timeline(blocks).map((r) => [r.step, r.text.replace(/\s+/g, ' ')])).toEqual([[2, 'read_file ⊘'], [3, 'read_file ✗']]);
+    expect(timeline(blocks).map((r) => [r.step, r.text.replace(/\s+/g, ' ')])).toEqual([[2, 'read_file config/server.json ⊘'], [3, 'read_file config/server.json ✗']]);
     expect(selected(blocks)?.step).toBe(3);
 
     // ?: the help, with the keys and (further down) the glyph legend; a key that does not scroll it closes it.
@@ -203,6 +204,47 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(await printedAfterUi(term, line)).toEqual(['reproduced: every event matches the tape', 'final state ERROR; exit 0']);
     expect(await term.exitCode()).toBe(0);
     await expectShellUsable(term);
+  });
+
+  it('leads with the why: every row names its call with its arguments, and step 3 opens on its block', async () => {
+    const term = await terminal();
+    const { screen: first } = await openDemoReplay(term);
+    // Four identical reads look identical: the call and its arguments on every row.
+    expect(timeline(first).map((r) => r.text.replace(/\s+/g, ' '))).toEqual([
+      'list_dir . ✓',
+      'read_file config/server.json ✓',
+      'read_file config/server.json ⊘',
+      'read_file config/server.json ✗',
+      'read_file config/server.json ∞',
+    ]);
+
+    // j j j: step 3, and without another key its first screen shows the block and the call it blocked.
+    await term.press('j', 'j', 'j');
+    const step3 = await term.waitFor((s) => selected(s)?.step === 3, 'j j j to select step 3');
+    expect(detail(step3)).toMatch(/^ {2}✗ block {2}loop_guard\/identical_call_block$/m);
+    expect(detail(step3)).toMatch(/^Call read_file {2}\(call_3_0\)$/m);
+    // The header: the step's own tokens and cost, the run's beside them.
+    expect(step3.lines[2]).toBe('step 3 (4 of 5) · reproduced · tokens 153 in/23 out $0.0000 · run 697 $0.0000');
+  });
+
+  it('/ search: the detail shows the first matching line, the match in inverse video, without colour too', async () => {
+    const term = await openTerminal({ cwd: ROOT, env: { AGENTCTL_STORE: join(dir, 'default-store'), NO_COLOR: '1' } });
+    terminals.push(term);
+    await openDemoReplay(term);
+    await term.press('/');
+    await term.waitFor((s) => (s.lines[FOOTER_ROW] ?? '').startsWith('/█'), 'the search prompt');
+    await term.press(...'Blocked');
+    await term.waitFor((s) => (s.lines[FOOTER_ROW] ?? '').startsWith('/Blocked█'), 'the query typed');
+    await term.press('Enter');
+    const found = await term.waitFor((s) => selected(s)?.step === 3, 'the search to select step 3');
+    expect(found.lines[FOOTER_ROW]).toContain('“Blocked”: match 1 of 2');
+    expect(detail(found)).toMatch(/identical call 3 of 3: blocked/);
+    const styled = await styledLines(term);
+    const marked = styled.slice(BODY_FIRST, BODY_FIRST + BODY_ROWS).flatMap((line) => inverseRuns(line.split('│').slice(1).join('│')));
+    expect(marked.map((m) => m.toLowerCase())).toContain('blocked');
+    // NO_COLOR: no colour anywhere (39 and 49 reset to the default colours).
+    const codes = [...styled.join('\n').matchAll(/\u001b\[([0-9;]*)m/g)].flatMap((m) => (m[1] ?? '').split(';').map(Number));
+    expect(codes.filter((c) => (c >= 30 && c <= 38) || (c >= 40 && c <= 48) || (c >= 90 && c <= 107))).toEqual([]);
   });
 
   it('the demo replay\'s ending line keeps the exit code and "q quits" visible at 80 columns', async () => {

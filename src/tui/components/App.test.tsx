@@ -8,11 +8,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { RunEvent } from '../../core/events.js';
 import { RunFeed } from '../run-feed.js';
 import type { SessionInfo } from '../state/run-model.js';
-import { demoEvents } from '../test-support/demo-events.js';
+import { demoEvents, demoReplay } from '../test-support/demo-events.js';
 import { colorDisabled } from '../color-setting.js';
 import { stepOutput, type StepOutput } from '../step-output.js';
 import { ThemeContext } from '../theme.js';
+import type { DetailLine } from '../state/detail-lines.js';
+import { searchPattern } from '../state/filters.js';
 import { App } from './App.js';
+import { StepDetail } from './StepDetail.js';
 
 const session: SessionInfo = { mode: 'viewing', runId: '01M80BD0DH1T99S5EY9167MAX2', name: 'demo' };
 let events: RunEvent[];
@@ -95,11 +98,11 @@ describe('App', () => {
     expect(frame).toContain('ended ERROR · exit 0 · q quits · repetition: the same tool calls');
     const timeline = frame.split('\n').map((line) => line.split('│')[0] ?? '');
     expect(timeline.filter((line) => /^\s*(▶)?\s*\d+ /.test(line)).map((line) => line.replace(/\s+/g, ' ').trim())).toEqual([
-      '▶ 0 list_dir ✓',
-      '1 read_file ✓',
-      '2 read_file ⊘',
-      '3 read_file ✗',
-      '4 read_file ∞',
+      '▶ 0 list_dir . ✓',
+      '1 read_file config/server.json ✓',
+      '2 read_file config/server.json ⊘',
+      '3 read_file config/server.json ✗',
+      '4 read_file config/server.json ∞',
     ]);
     expect(frame).toContain('Call list_dir  (call_0_0)');
     expect(frame).toContain('✓ allow  loop_guard/first_attempt');
@@ -116,6 +119,30 @@ describe('App', () => {
     expect(last).toContain('step 4 (5 of 5)');
     app.stdin.write('k');
     await frameWhere(app, (f) => /▶\s+3 /.test(selectedLine(f)));
+  });
+
+  it('at 80×24 opens the demo\'s step 3 on its block, and shows the step\'s figures beside the run\'s', async () => {
+    const app = mount({ size: { columns: 80, rows: 24 } });
+    await frameWhere(app, (f) => f.includes('read_file'));
+    app.stdin.write('jjj');
+    const frame = stripAnsi(await frameWhere(app, (f) => /▶\s+3 /.test(selectedLine(f))));
+    expect(frame).toContain('✗ block  loop_guard/identical_call_block');
+    expect(frame).toContain('Call read_file  (call_3_0)');
+    expect(frame.split('\n')[2]).toBe('step 3 (4 of 5) · tokens 153 in/23 out $0.0000 · run 697 $0.0000');
+  });
+
+  it('keeps the glyphs of every row in one column when one row has more (a patched step: P and its divergence)', async () => {
+    const feed = new RunFeed();
+    for (const event of await demoReplay({ patches: ['2=The port is 8080.'] })) feed.push(event);
+    feed.end({ exitCode: 0, report: ['replayed'] });
+    const app = mount({ feed, session: { mode: 'replaying', runId: '01M80BD0DH1T99S5EY9167MAX2', patched: [2] } });
+    const frame = stripAnsi(await frameWhere(app, (f) => f.includes('P≈')));
+    const rows = frame.split('\n').map((line) => line.split('│')[0] ?? '').filter((line) => /^(▶| ) +\d+ /.test(line));
+    expect(rows.length).toBeGreaterThan(2);
+    // The glyph group starts in the same column on every row: after the action's padding.
+    const starts = rows.map((line) => [...line.trimEnd()].length - [...(/\S+$/.exec(line.trimEnd())?.[0] ?? '')].length);
+    expect(new Set(starts).size).toBe(1);
+    expect(rows.find((line) => /^ +2 /.test(line))).toMatch(/“The port is 8080\.” +P≈$/);
   });
 
   it('shows the help with ?, from the key table and the glyph legend, scrolls it with G, and closes it with any other key', async () => {
@@ -195,7 +222,7 @@ describe('App', () => {
     app.stdin.write('f');
     app.stdin.write('f');
     const frame = stripAnsi(await frameWhere(app, (f) => f.includes('Steps 2/5 [blocks+skips]')));
-    expect(frame).not.toMatch(/list_dir\s+✓/);
+    expect(frame).not.toMatch(/list_dir \.\s+✓/);
     expect(selectedLine(frame)).toMatch(/▶\s+2 /);
   });
 
@@ -270,6 +297,37 @@ describe('App opened after a Ctrl-C (typed while it started)', () => {
     feed.end({ exitCode: 130, report: ['CANCELLED'] });
     await vi.waitFor(() => expect(onQuit).toHaveBeenCalledTimes(1));
     expect(onCancel).not.toHaveBeenCalled();
+  });
+});
+
+describe('StepDetail', () => {
+  it('shows each match of the search in inverse video, with colour off too', () => {
+    const level = chalk.level;
+    chalk.level = 0;
+    try {
+      const lines: DetailLine[] = [
+        { text: '  ✗ block  loop_guard/identical_call_block', tone: 'block' },
+        { text: '    Blocked: it was blocked.', tone: 'normal' },
+      ];
+      const detail = (highlight: RegExp | null): string => {
+        const app = render(
+          <ThemeContext.Provider value={{ color: false }}>
+            <StepDetail lines={lines} scroll={0} height={2} width={50} highlight={highlight} />
+          </ThemeContext.Provider>,
+        );
+        mounted.push(app);
+        return app.lastFrame() ?? '';
+      };
+      const frame = detail(searchPattern('BLOCKED'));
+      expect(frame).not.toMatch(COLOR_CODE);
+      expect(frame.split('\n').map((line) => line.trimEnd())).toEqual([
+        '  ✗ block  loop_guard/identical_call_block',
+        '    \u001b[7mBlocked\u001b[27m: it was \u001b[7mblocked\u001b[27m.',
+      ]);
+      expect(detail(null)).not.toContain('\u001b[');
+    } finally {
+      chalk.level = level;
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { Box } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, useRef, type ReactElement } from 'react';
 import type { RunFeed } from '../run-feed.js';
 import type { StepOutput } from '../step-output.js';
-import { visibleRows } from '../state/filters.js';
+import { searchPattern, visibleRows } from '../state/filters.js';
 import { headerLines } from '../state/header-lines.js';
 import { helpLines } from '../state/help-lines.js';
 import { layoutFor, type TerminalSize } from '../state/layout.js';
@@ -81,6 +81,7 @@ export function App({ feed, session, size: fixedSize, onQuit, onCancel, output, 
   const detail = selectedDetail(state);
   const patched = useCallback((row: StepRow) => isPatched(model, row), [model]);
   const header = headerLines(model, { selected: view.selected, waitedMs, quitting: view.quitting });
+  const highlight = useMemo(() => searchPattern(view.search.query), [view.search.query]);
 
   const status: string[] = [];
   const helpHeight = layout.bodyRows + 1;
@@ -119,7 +120,7 @@ export function App({ feed, session, size: fixedSize, onQuit, onCancel, output, 
               isPatched={patched}
             />
             <Separator height={layout.bodyRows} />
-            <StepDetail lines={detail} scroll={view.detailScroll} height={layout.bodyRows} width={layout.detailWidth} />
+            <StepDetail lines={detail} scroll={view.detailScroll} height={layout.bodyRows} width={layout.detailWidth} highlight={highlight} />
           </Box>
         </>
       )}

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
 import type { StepRow } from '../state/step-row.js';
+import { glyphCount } from '../state/timeline-text.js';
 
 import { TimelineRow } from './TimelineRow.js';
 
@@ -21,6 +22,11 @@ export function Timeline(props: TimelineProps): ReactElement {
   const window = props.visible.slice(props.top, props.top + props.height);
   const last = props.rows[props.rows.length - 1];
   const stepDigits = Math.max(2, String(last?.step ?? 0).length);
+  // The glyph column fits the rows on screen: the action gets the rest of the width.
+  const glyphColumns = window.reduce((most, index) => {
+    const row = props.rows[index] as StepRow;
+    return Math.max(most, glyphCount(row, props.isPatched(row)));
+  }, 1);
   return (
     <Box flexDirection="column" width={props.width} height={props.height} overflow="hidden">
       {window.length === 0 ? (
@@ -30,7 +36,17 @@ export function Timeline(props: TimelineProps): ReactElement {
           const row = props.rows[index] as StepRow;
           const selected = index === props.selected;
           const patched = props.isPatched(row);
-          return <TimelineRow key={row.step} row={row} width={props.width} selected={selected} patched={patched} stepDigits={stepDigits} />;
+          return (
+            <TimelineRow
+              key={row.step}
+              row={row}
+              width={props.width}
+              selected={selected}
+              patched={patched}
+              stepDigits={stepDigits}
+              glyphColumns={glyphColumns}
+            />
+          );
         })
       )}
     </Box>

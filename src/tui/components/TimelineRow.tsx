@@ -10,9 +10,10 @@ export interface TimelineRowProps {
   selected: boolean;
   patched: boolean;
   stepDigits: number;
+  glyphColumns: number;
 }
 
-/** One step: marker, number, patch mark, action, and one glyph per verdict that matters. */
+/** One step: marker, number, action, a patch mark and one glyph per verdict that matters. */
 export const TimelineRow = memo(function TimelineRow(props: TimelineRowProps): ReactElement {
   const color = useToneColor();
   const cells = timelineCells(props.row, props);

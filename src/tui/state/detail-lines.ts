@@ -11,7 +11,7 @@ import type { ChatMessage } from '../../core/messages.js';
 import { DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import { describeDecision } from '../../replay/decision-change.js';
 import type { StepRow } from './step-row.js';
-import { padCells, wrap } from './text.js';
+import { padCells, wrap, wrapHanging } from './text.js';
 import { count } from '../../core/plural.js';
 
 /** A colour role; the theme maps it to a colour, or to nothing without colour. */
@@ -24,11 +24,17 @@ export type Tone =
   | 'expected'
   | 'error';
 
+/**
+ * A line the detail can open on: a divergence (`d` scrolls to it), or a guardrail decision that is
+ * not a plain allow (a step opens on the first one: the reason the step went as it did).
+ */
+export type Anchor = 'divergence' | 'decision';
+
 export interface DetailLine {
   text: string;
   tone: Tone;
-  /** Set on the first line of a divergence, so `d` can scroll to it. */
-  anchor?: 'divergence';
+  /** Set on the first line of a divergence or of a decision other than allow. */
+  anchor?: Anchor;
 }
 
 export interface DetailOptions {
@@ -40,6 +46,13 @@ export interface DetailOptions {
 
 /** Lines of text kept per block while collapsed. */
 const COLLAPSED_LINES = 3;
+/**
+ * Cells the continuation lines of a labelled line (a heading, a decision) are indented past its
+ * first line: past the text under it too, which is indented two, so neither reads as the other.
+ */
+const LABEL_HANG = 4;
+/** The same for a message under its sender. */
+const MESSAGE_HANG = 2;
 
 export function detailLines(row: StepRow, options: DetailOptions): DetailLine[] {
   const out = new DetailWriter(options);
@@ -139,14 +152,15 @@ function messageLines(out: DetailWriter, message: ChatMessage): void {
   const calls = message.role === 'assistant' ? (message.tool_calls ?? []).map((c) => c.function.name) : [];
   const content = message.content ?? '';
   const text = calls.length > 0 ? `${content}${content === '' ? '' : ' '}[calls ${calls.join(', ')}]` : content;
-  out.text(`${who}: ${text}`, 'dim', 2, 1);
+  out.text(`${who}: ${text}`, 'dim', 2, 1, MESSAGE_HANG);
 }
 
 function decisionLines(out: DetailWriter, event: GuardrailEvent): void {
   const indent = event.callId === undefined ? 0 : 2;
   const counters = counterText(event);
   const tool = event.callId === undefined && event.tool !== undefined ? ` ${event.tool}` : '';
-  out.line(`${' '.repeat(indent)}${VERDICT_GLYPHS[event.verdict]} ${event.verdict}  ${event.gate}/${event.rule}${tool}`, event.verdict);
+  const decisive = event.verdict !== 'allow' && event.verdict !== 'continue';
+  out.line(`${' '.repeat(indent)}${VERDICT_GLYPHS[event.verdict]} ${event.verdict}  ${event.gate}/${event.rule}${tool}`, event.verdict, decisive ? 'decision' : undefined);
   out.text(`${event.reason}${counters === '' ? '' : ` · ${counters}`}`, 'normal', indent + 2);
 }
 
@@ -198,21 +212,29 @@ class DetailWriter {
   readonly lines: DetailLine[] = [];
   constructor(private readonly options: DetailOptions) {}
 
-  /** One logical line, wrapped (continuation lines keep its indentation). */
-  line(text: string, tone: Tone, anchor?: 'divergence'): void {
+  /**
+   * One labelled line (a heading, a decision, a state change), wrapped: its continuation lines are
+   * indented like it, and hang further so they do not read as lines of their own.
+   */
+  line(text: string, tone: Tone, anchor?: Anchor): void {
     const indent = text.length - text.trimStart().length;
-    const pieces = wrap(text.trimStart(), this.options.width - indent);
+    const pad = ' '.repeat(indent);
+    const pieces = wrapHanging(text.trimStart(), this.options.width - indent, LABEL_HANG);
     pieces.forEach((piece, i) => {
-      const line: DetailLine = { text: `${' '.repeat(indent)}${piece}`, tone };
+      const line: DetailLine = { text: pad + piece, tone };
       if (i === 0 && anchor !== undefined) line.anchor = anchor;
       this.lines.push(line);
     });
   }
 
-  /** A block of text (a message, an output) indented by `indent`, cut to `collapsed` lines when collapsed. */
-  text(text: string, tone: Tone, indent: number, collapsed = COLLAPSED_LINES): void {
+  /**
+   * A block of text (a message, an output) indented by `indent`, each of its lines wrapped with its
+   * own indentation kept, cut to `collapsed` lines when collapsed. With `hang`, every line after
+   * the first is indented that much more (a message under its sender).
+   */
+  text(text: string, tone: Tone, indent: number, collapsed = COLLAPSED_LINES, hang = 0): void {
     const width = Math.max(1, this.options.width - indent);
-    const pieces = wrap(text, width);
+    const pieces = hang > 0 ? wrapHanging(text, width, hang) : wrap(text, width);
     const keep = this.options.expanded ? pieces.length : Math.min(pieces.length, collapsed);
     const pad = ' '.repeat(indent);
     for (const piece of pieces.slice(0, keep)) this.lines.push({ text: pad + piece, tone });

@@ -1,8 +1,10 @@
 /**
- * Which timeline rows a verdict filter keeps, and text search over a step's events. Both are pure
- * and read the rows as they are (no per-row text is cached: memory stays bounded by the events).
+ * Which timeline rows a verdict filter keeps, and text search: over a step's events (which steps
+ * match), and over its detail lines as drawn (which line to show, what to highlight). All pure, and
+ * they read the rows as they are (no per-row text is cached: memory stays bounded by the events).
  */
 import type { RunEvent } from '../../core/events.js';
+import type { DetailLine } from './detail-lines.js';
 import type { StepRow } from './step-row.js';
 
 /** The `f` key cycles through these, in order. */
@@ -87,4 +89,29 @@ function eventMatches(event: RunEvent, pattern: RegExp): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * The first detail line that shows a match, -1 for none. A match a wrap has split between two
+ * lines counts for the first of them.
+ */
+export function matchingLine(lines: readonly DetailLine[], pattern: RegExp): number {
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as DetailLine).text;
+    if (pattern.test(line)) return i;
+    const next = lines[i + 1]?.text.trimStart();
+    if (next !== undefined && !pattern.test(next) && pattern.test(`${line} ${next}`)) return i;
+  }
+  return -1;
+}
+
+/** Where the pattern matches in a line of text: `[start, end)` pairs, in order, not overlapping. */
+export function matchRanges(text: string, pattern: RegExp): Array<[number, number]> {
+  const all = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+  const ranges: Array<[number, number]> = [];
+  for (const match of text.matchAll(all)) {
+    if (match[0] === '') break;
+    ranges.push([match.index, match.index + match[0].length]);
+  }
+  return ranges;
 }

@@ -1,10 +1,13 @@
 /**
  * The header's four lines as text: who and what (run, name, model, mode, state), the task, where
- * the selection is with usage against the budgets and the replay's running verdict, and a status
- * line (what the run is waiting for, or how it ended and the exit code `q` will return).
+ * the selection is with the replay's running verdict and the selected step's usage beside the
+ * run's (against the budgets), and a status line (what the run is waiting for, or how it ended and
+ * the exit code `q` will return).
  */
+import type { BudgetEvent } from '../../core/events.js';
 import type { Tone } from './detail-lines.js';
 import { runningVerdict, type RunModel, type TuiMode } from './run-model.js';
+import type { StepRow } from './step-row.js';
 
 export interface HeaderLine {
   text: string;
@@ -38,12 +41,15 @@ export function headerLines(model: RunModel, context: HeaderContext): HeaderLine
   const first: HeaderLine = { text: `agentctl ${MODE_LABELS[session.mode]}${id}${name}${from}${modelName}${state}${start?.config['sandbox'] === 'none' ? ' · UNCONFINED' : ''}`, tone: 'heading' };
   const task: HeaderLine = { text: `task: ${start?.task ?? '…'}`, tone: 'normal' };
 
+  // The verdict before the figures: at 80 columns a long line loses its end, and the verdict matters more.
   const parts: string[] = [];
   const row = model.rows[context.selected];
   parts.push(row === undefined ? 'no steps yet' : `step ${row.step} (${context.selected + 1} of ${model.rows.length})`);
-  parts.push(usage(model));
   const verdict = runningVerdict(model);
   if (verdict !== null) parts.push(verdict);
+  const step = row === undefined ? null : stepUsage(model.rows, context.selected);
+  if (step !== null) parts.push(`tokens ${step.inputTokens} in/${step.outputTokens} out${step.cost === null ? '' : ` $${step.cost.toFixed(4)}`}`);
+  parts.push(`run ${runUsage(model)}`);
   const near = model.budget?.nearBudget === true;
   const progress: HeaderLine = { text: parts.join(' · ') + (near ? ' · ! near budget' : ''), tone: near ? 'warn' : model.firstDivergence !== null && !model.firstDivergence.expected ? 'unexpected' : 'normal' };
 
@@ -69,18 +75,43 @@ function status(model: RunModel, context: HeaderContext): HeaderLine {
   return { text: model.state === null ? 'starting…' : `${model.state}: ${model.stateReason}`, tone: 'dim' };
 }
 
-/** `tokens 588/1,000 [██████░░░░] · $0.0123/$0.50 [█░░░░░░░░░]`; a bar only when a budget is set. */
-function usage(model: RunModel): string {
+/** The step's tokens (its model calls') and cost (the run's cost after it less before it); null before its model answers. */
+function stepUsage(rows: readonly StepRow[], index: number): { inputTokens: number; outputTokens: number; cost: number | null } | null {
+  const row = rows[index] as StepRow;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let answered = false;
+  for (const event of row.events) {
+    if (event.type !== 'llm_response') continue;
+    answered = true;
+    inputTokens += event.response.usage.inputTokens;
+    outputTokens += event.response.usage.outputTokens;
+  }
+  if (!answered) return null;
+  const after = lastBudget(row);
+  let before: BudgetEvent | null = null;
+  for (let i = index - 1; after !== null && before === null && i >= 0; i--) before = lastBudget(rows[i] as StepRow);
+  return { inputTokens, outputTokens, cost: after === null ? null : after.cost - (before?.cost ?? 0) };
+}
+
+function lastBudget(row: StepRow): BudgetEvent | null {
+  for (let i = row.events.length - 1; i >= 0; i--) {
+    const event = row.events[i] as StepRow['events'][number];
+    if (event.type === 'budget') return event;
+  }
+  return null;
+}
+
+/** The run's usage so far: `683 $0.0123`, or `588/1000 [██████░░░░] $0.0123/$0.50 [█░░░░░░░░░]` against budgets. */
+function runUsage(model: RunModel): string {
   const limits = (model.start?.config.limits ?? {}) as { tokenBudget?: number; costLimit?: number };
   const tokens = model.budget === null ? 0 : model.budget.inputTokens + model.budget.outputTokens;
   const cost = model.budget?.cost ?? 0;
-  const tokenText = limits.tokenBudget !== undefined && limits.tokenBudget > 0
-    ? `tokens ${tokens}/${limits.tokenBudget} ${bar(tokens / limits.tokenBudget)}`
-    : `tokens ${tokens}`;
+  const tokenText = limits.tokenBudget !== undefined && limits.tokenBudget > 0 ? `${tokens}/${limits.tokenBudget} ${bar(tokens / limits.tokenBudget)}` : `${tokens}`;
   const costText = limits.costLimit !== undefined && limits.costLimit > 0
     ? `$${cost.toFixed(4)}/$${limits.costLimit} ${bar(cost / limits.costLimit)}`
     : `$${cost.toFixed(4)}`;
-  return `${tokenText} · ${costText}`;
+  return `${tokenText} ${costText}`;
 }
 
 /** A ten-cell bar: filled cells for the fraction used (over the limit: all filled). */

@@ -30,7 +30,9 @@ export function layoutFor(size: TerminalSize): Layout {
   const columns = Math.max(size.columns, MIN_SIZE.columns);
   const height = Math.max(size.rows, MIN_SIZE.rows) - 1;
   const bodyRows = Math.max(1, height - HEADER_ROWS - FOOTER_ROWS - 1);
-  const timelineWidth = Math.min(48, Math.max(24, Math.floor(columns * 0.38)));
+  // The timeline's rows name each call with its arguments: at 80 columns a row has room for
+  // `read_file config/server.json`, and wider terminals give both panes more.
+  const timelineWidth = Math.min(72, Math.max(24, Math.floor(columns * 0.45)));
   // One column between the panes for the separator.
   return { columns, height, headerRows: HEADER_ROWS, footerRows: FOOTER_ROWS, bodyRows, timelineWidth, detailWidth: columns - timelineWidth - 1 };
 }

@@ -7,6 +7,7 @@
 import type { Verdict } from '../../core/decisions.js';
 import type { DivergenceEvent, RunEvent } from '../../core/events.js';
 import { VERDICT_SEVERITY } from '../../core/verdict-glyphs.js';
+import { callText } from './call-text.js';
 
 /** A glyph on a row: a guardrail verdict, or a divergence (expected or not). */
 export type Mark =
@@ -18,8 +19,10 @@ export interface StepRow {
   step: number;
   /** Every event of the step, in order (the detail pane reads them). */
   events: readonly RunEvent[];
-  /** The model's action in a few words: the tool calls by name, or the answer's first words. */
+  /** The model's action in a few words: its first tool call with its arguments, or the answer's first words. */
   action: string;
+  /** Tool calls of the step after the first (the timeline shows `+N`). */
+  moreCalls: number;
   marks: readonly Mark[];
   /** Verdicts present in the step (for filters). */
   verdicts: ReadonlySet<Verdict>;
@@ -65,40 +68,30 @@ export function summarizeStep(step: number, events: readonly RunEvent[]): StepRo
   const callMarks: Mark[] = callOrder.map((id) => ({ kind: 'verdict', verdict: worstByCall.get(id) ?? 'allow' }));
   if (changedDecisions > 0) callMarks.push({ kind: 'changed' });
   if (divergence !== 'none') callMarks.push({ kind: 'divergence', expected: divergence === 'expected' });
-  return { step, events, action: actionOf(events), marks: [...callMarks, ...marks], verdicts, divergence, changedDecisions, patched };
+  return { step, events, ...actionOf(events), marks: [...callMarks, ...marks], verdicts, divergence, changedDecisions, patched };
 }
 
-/** "read_file, list_dir", "answer: The port is 8080", "model error", "waiting for the model". */
-export function actionOf(events: readonly RunEvent[]): string {
+/** "read_file config/server.json" (and how many calls follow it), "“The port is 8080”", "model error", "waiting for the model…". */
+export function actionOf(events: readonly RunEvent[]): { action: string; moreCalls: number } {
   let requested = false;
   let failed = false;
   let action: string | null = null;
+  let moreCalls = 0;
   for (const event of events) {
     if (event.type === 'llm_request') requested = true;
     else if (event.type === 'llm_error') failed = true;
     else if (event.type === 'llm_response') {
       const calls = event.response.message.tool_calls ?? [];
-      if (calls.length > 0) action = toolNames(calls.map((c) => c.function.name));
+      const first = calls[0];
+      moreCalls = Math.max(0, calls.length - 1);
+      if (first !== undefined) action = callText(first.function.name, first.function.arguments);
       else {
         const text = (event.response.message.content ?? '').replace(/\s+/g, ' ').trim();
         action = text === '' ? `(empty answer, ${event.response.finishReason})` : `“${text}”`;
       }
     }
   }
-  if (action !== null) return action;
-  if (failed) return 'model error';
-  if (requested) return 'waiting for the model…';
+  if (action !== null) return { action, moreCalls };
   const end = events.find((e) => e.type === 'run_end');
-  return end === undefined ? 'starting' : `${end.state.toLowerCase()}`;
-}
-
-/** Tool names in call order, a repeated name counted: "read_file ×3, list_dir". */
-function toolNames(names: readonly string[]): string {
-  const counted: { name: string; n: number }[] = [];
-  for (const name of names) {
-    const last = counted[counted.length - 1];
-    if (last !== undefined && last.name === name) last.n++;
-    else counted.push({ name, n: 1 });
-  }
-  return counted.map((c) => (c.n === 1 ? c.name : `${c.name} ×${c.n}`)).join(', ');
+  return { action: failed ? 'model error' : requested ? 'waiting for the model…' : end === undefined ? 'starting' : end.state.toLowerCase(), moreCalls: 0 };
 }

@@ -42,6 +42,35 @@ export function wrap(text: string, width: number): string[] {
   return out;
 }
 
+/** Below this many cells a hanging indent would leave too little room for the text. */
+const MIN_HANGING_WIDTH = 8;
+
+/**
+ * The text wrapped as `wrap` does, every line after the first indented `hang` cells more: the
+ * continuation of a labelled line (a decision, a heading, a message) then reads as part of it,
+ * not as a line of its own. The first line keeps the whole width. Without room for the hang, it is
+ * plain `wrap`.
+ */
+export function wrapHanging(text: string, width: number, hang: number): string[] {
+  const plain = wrap(text, width);
+  const first = plain[0];
+  if (first === undefined || plain.length === 1 || width - hang < MIN_HANGING_WIDTH) return plain;
+  const laid = laidOut(text);
+  const end = laid.indexOf('\n');
+  const paragraph = end < 0 ? laid : laid.slice(0, end);
+  const others = end < 0 ? '' : laid.slice(end + 1);
+  const body = paragraph.trimStart();
+  const indent = paragraph.slice(0, paragraph.length - body.length);
+  const shown = first.trimStart();
+  // What the first line leaves of its paragraph, then the other paragraphs.
+  let rest = others;
+  if (cells(paragraph) > width) {
+    if (!body.startsWith(shown)) return plain;
+    rest = `${indent}${body.slice(shown.length).trimStart()}${end < 0 ? '' : `\n${others}`}`;
+  }
+  return [first, ...wrap(rest, width - hang).map((piece) => (piece === '' ? piece : ' '.repeat(hang) + piece))];
+}
+
 /** One line of at most `width` cells: line breaks become spaces, an ellipsis when cut. */
 export function clipLine(text: string, width: number): string {
   if (width <= 0) return '';

@@ -3,6 +3,8 @@ import type { RunEvent } from '../../core/events.js';
 import { demoEvents, demoReplay } from '../test-support/demo-events.js';
 import { visibleRows } from './filters.js';
 import type { KeyAction } from './keymap.js';
+import { openingLine, scrollToShow } from './detail-scroll.js';
+import { layoutFor } from './layout.js';
 import type { SessionInfo } from './run-model.js';
 import type { Mark } from './step-row.js';
 import { initialState, selectedDetail, tuiReducer, type TuiAction, type TuiState } from './tui-state.js';
@@ -26,13 +28,18 @@ const verdictsOf = (marks: readonly Mark[]): string[] => marks.map((m) => (m.kin
 const shown = (s: TuiState): number[] => visibleRows(s.model.rows, s.view.filter).map((i) => s.model.rows[i]?.step ?? -1);
 const selectedStep = (state: TuiState): number | undefined => state.model.rows[state.view.selected]?.step;
 const detailText = (state: TuiState): string => selectedDetail(state).map((l) => l.text.trim()).join(' ');
+/** The detail lines drawn: from the scroll position, as many as the body has rows. */
+const onScreen = (state: TuiState): string[] => {
+  const top = state.view.detailScroll;
+  return selectedDetail(state).slice(top, top + layoutFor(state.view.size).bodyRows).map((l) => l.text);
+};
 
 describe('step rows from events', () => {
   it('shows the demo loop as allowed → skipped → blocked → stuck, one glyph per call and per step-level stop', async () => {
     const state = load(await demoEvents());
     const rows = state.model.rows;
     expect(rows.map((r) => r.step)).toEqual([0, 1, 2, 3, 4]);
-    expect(rows.map((r) => r.action)).toEqual(['list_dir', 'read_file', 'read_file', 'read_file', 'read_file']);
+    expect(rows.map((r) => r.action)).toEqual(['list_dir .', ...Array<string>(4).fill('read_file config/server.json')]);
     expect(rows.map((r) => verdictsOf(r.marks))).toEqual([['allow'], ['allow'], ['skip'], ['block'], ['stuck']]);
     expect(state.model.end?.state).toBe('ERROR');
     expect(state.model.state).toBe('ERROR');
@@ -106,8 +113,8 @@ describe('step rows from events', () => {
     const anchor = lines.findIndex((l) => l.anchor === 'divergence');
     expect(lines[anchor]?.text).toContain('Decision changed (expected)');
     expect(lines[anchor + 1]?.text.trim()).toBe('recorded: allow (2 of 3) → now: block (2 of 2)');
-    // `d` scrolls the detail to the divergence (as far as the pane's height allows).
-    expect(state.view.detailScroll).toBe(Math.min(anchor, Math.max(0, lines.length - 23)));
+    // `d` scrolls the detail to the divergence and what it says.
+    expect(onScreen(state)).toContain(lines[anchor + 1]?.text);
   });
 });
 
@@ -176,8 +183,9 @@ describe('navigation', () => {
     state = press(state, 'down', 'down', 'switchPane');
     expect(state.view.focus).toBe('detail');
     const collapsed = selectedDetail(state).length;
+    const opened = state.view.detailScroll;
     state = press(state, 'down', 'down');
-    expect(state.view.detailScroll).toBe(2);
+    expect(state.view.detailScroll).toBe(opened + 2);
     expect(selectedStep(state)).toBe(2);
     state = press(state, 'last');
     expect(state.view.detailScroll).toBe(collapsed - (12 - 1 - 4 - 1 - 1));
@@ -201,6 +209,81 @@ describe('navigation', () => {
     expect(apply(press(state, 'help'), { type: 'otherKey' }).view.help).toBe(false);
     expect(press(state, 'quit').view.quitting).toBe(true);
     expect(press(state, 'interrupt').view.quitting).toBe(true);
+  });
+});
+
+describe('where the detail opens', () => {
+  const SMALL = { columns: 80, rows: 24 };
+  const at80 = (events: readonly RunEvent[], session: SessionInfo = viewing): TuiState =>
+    apply(initialState(session, SMALL), { type: 'events', events });
+  const BLOCK = /^ {2}✗ block {2}loop_guard\/identical_call_block$/;
+
+  it('opens a step on its first decision other than allow, its call above it; a step with only allows at its top', async () => {
+    let state = at80(await demoEvents());
+    expect(state.view.detailScroll).toBe(0);
+    expect(onScreen(state)[0]).toBe('Step 0');
+    state = press(state, 'down');
+    expect(state.view.detailScroll).toBe(0);
+    state = press(state, 'down', 'down');
+    expect(selectedStep(state)).toBe(3);
+    // At 80×24 the block is far below the first screen of the step's lines.
+    expect(selectedDetail(state).findIndex((l) => BLOCK.test(l.text))).toBeGreaterThan(layoutFor(SMALL).bodyRows);
+    const shown = onScreen(state);
+    expect(shown.some((l) => BLOCK.test(l))).toBe(true);
+    expect(shown).toContain('Call read_file  (call_3_0)');
+    // k back to the skip: that step opens on its skip too.
+    state = press(state, 'up');
+    expect(onScreen(state).some((l) => /^ {2}⊘ skip {2}replay_control\/duplicate_success$/.test(l))).toBe(true);
+  });
+
+  it('keeps a live step on its decision as the decision arrives, unless the user scrolled the detail', async () => {
+    const events = await demoEvents();
+    const recording: SessionInfo = { mode: 'recording', runId: '01LIVE' };
+    const upTo3 = events.filter((e) => e.step <= 3);
+    const one = (s: TuiState, e: RunEvent): TuiState => tuiReducer(s, { type: 'events', events: [e] });
+    const live = upTo3.reduce(one, at80([], recording));
+    expect(selectedStep(live)).toBe(3);
+    expect(onScreen(live).some((l) => BLOCK.test(l))).toBe(true);
+
+    // The same, but the user scrolled the detail before the block came: it stays where they put it.
+    const before = upTo3.findIndex((e) => e.type === 'guardrail' && e.verdict === 'block');
+    let scrolled = upTo3.slice(0, before).reduce(one, at80([], recording));
+    scrolled = press(scrolled, 'switchPane', 'down', 'down', 'down');
+    expect(scrolled.view.detailScroll).toBe(3);
+    scrolled = upTo3.slice(before).reduce(one, scrolled);
+    expect(scrolled.view.detailScroll).toBe(3);
+  });
+
+  it('opens again on the decision after a resize and Enter', async () => {
+    /** Where the selected step's detail opens at the state's size and expansion. */
+    const opening = (s: TuiState): number => {
+      const lines = selectedDetail(s);
+      const { bodyRows } = layoutFor(s.view.size);
+      return Math.min(scrollToShow(lines, openingLine(lines), bodyRows), Math.max(0, lines.length - bodyRows));
+    };
+    let state = press(at80(await demoEvents()), 'down', 'down', 'down');
+    state = apply(state, { type: 'resize', size: { columns: 120, rows: 30 } });
+    expect(onScreen(state).some((l) => BLOCK.test(l))).toBe(true);
+    expect(state.view.detailScroll).toBe(opening(state));
+    state = apply(state, { type: 'resize', size: { columns: 80, rows: 16 } });
+    const collapsed = state.view.detailScroll;
+    state = press(state, 'toggleExpand');
+    expect(state.view.expanded).toBe(true);
+    expect(state.view.detailScroll).toBe(opening(state));
+    expect(state.view.detailScroll).not.toBe(collapsed);
+    expect(onScreen(state).some((l) => BLOCK.test(l))).toBe(true);
+  });
+
+  it('d opens a step on its divergence, not on an earlier decision', async () => {
+    // The demo's step 2 (a skip) with a divergence at its end: the two are screens apart at 80×12.
+    const events = (await demoEvents()).filter((e) => e.step <= 2 && e.type !== 'run_end');
+    const last = events[events.length - 1] as RunEvent;
+    events.push({ seq: last.seq + 1, step: 2, t: last.t, type: 'divergence', iteration: 2, kind: 'event', expected: false, message: 'the tool output differs' });
+    let state = apply(initialState(viewing, { columns: 80, rows: 12 }), { type: 'events', events });
+    state = press(state, 'nextDivergence');
+    expect(selectedStep(state)).toBe(2);
+    expect(onScreen(state).some((l) => l.includes('≠ Divergence (unexpected, event)'))).toBe(true);
+    expect(onScreen(state).some((l) => l.includes('⊘ skip'))).toBe(false);
   });
 });
 
@@ -248,6 +331,28 @@ describe('search', () => {
     expect(selectedStep(state)).toBe(2);
     state = press(state, 'prevMatch', 'prevMatch');
     expect(selectedStep(state)).toBe(4);
+  });
+
+  it('scrolls the detail to the first line that shows the match', async () => {
+    let state = apply(initialState(viewing, { columns: 80, rows: 24 }), { type: 'events', events: await demoEvents() });
+    state = apply(state, { type: 'key', action: 'search' }, ...type('Blocked'), { type: 'searchSubmit' });
+    expect(selectedStep(state)).toBe(3);
+    const lines = selectedDetail(state);
+    const first = lines.findIndex((l) => /blocked/i.test(l.text));
+    expect(first).toBeGreaterThan(layoutFor(state.view.size).bodyRows);
+    expect(onScreen(state)).toContain(lines[first]?.text);
+    // n: the next matching step, on its match.
+    state = press(state, 'nextMatch');
+    expect(selectedStep(state)).toBe(4);
+    expect(onScreen(state).some((l) => /blocked/i.test(l))).toBe(true);
+  });
+
+  it('expands the detail when the match is in text cut while collapsed', async () => {
+    let state = apply(initialState(viewing, { columns: 80, rows: 24 }), { type: 'events', events: await demoEvents() });
+    state = apply(state, { type: 'key', action: 'search' }, ...type('a different tool'), { type: 'searchSubmit' });
+    expect(selectedStep(state)).toBe(3);
+    expect(state.view.expanded).toBe(true);
+    expect(onScreen(state).join(' ')).toMatch(/a\s+different\s+tool/);
   });
 
   it('searches tool output, and says when nothing matches', async () => {

@@ -5,7 +5,8 @@
  */
 import type { RunEvent } from '../../core/events.js';
 import { detailLines, type DetailLine } from './detail-lines.js';
-import { nextFilter, rowMatches, rowPasses, searchPattern, visibleRows, type Filter, FILTER_LABELS } from './filters.js';
+import { divergenceLine, openingLine, scrollToShow, type LineFinder } from './detail-scroll.js';
+import { matchingLine, nextFilter, rowMatches, rowPasses, searchPattern, visibleRows, type Filter, FILTER_LABELS } from './filters.js';
 import { helpLines } from './help-lines.js';
 import type { Press } from './key-presses.js';
 import { actionFor, type KeyAction, type KeyPress } from './keymap.js';
@@ -118,7 +119,7 @@ export function tuiReducer(state: TuiState, action: TuiAction): TuiState {
     case 'end':
       return { ...state, model: endRun(state.model, action.ending) };
     case 'resize':
-      return scrollIntoView({ ...state, view: { ...state.view, size: action.size } });
+      return keepOpening(state, scrollIntoView({ ...state, view: { ...state.view, size: action.size } }));
     case 'key':
       return onKey(state, action.action);
     case 'otherKey':
@@ -245,7 +246,7 @@ function withEvents(state: TuiState, events: readonly RunEvent[]): TuiState {
   const last = model.rows.length - 1;
   if (state.view.follow) selected = lastVisible(model.rows, state.view.filter) ?? last;
   else if (selected < 0 && last >= 0) selected = 0;
-  return scrollIntoView({ model, view: { ...state.view, selected } });
+  return keepOpening(state, scrollIntoView({ model, view: { ...state.view, selected } }));
 }
 
 function onKey(state: TuiState, action: KeyAction): TuiState {
@@ -275,7 +276,7 @@ function onKey(state: TuiState, action: KeyAction): TuiState {
       if (view.selected < 0) return { ...next, view: { ...view, notice: 'no step yet' } };
       return request(next, (id) => ({ id, kind: action === 'copy' ? 'copy' : 'write', row: view.selected }));
     case 'toggleExpand':
-      return clampDetail({ ...next, view: { ...view, expanded: !view.expanded } });
+      return keepOpening(next, clampDetail({ ...next, view: { ...view, expanded: !view.expanded } }));
     case 'toggleFollow': {
       const follow = !view.follow;
       const selected = follow ? (lastVisible(state.model.rows, view.filter) ?? view.selected) : view.selected;
@@ -343,10 +344,35 @@ function scrollDetail(state: TuiState, action: KeyAction): TuiState {
   return clampDetail({ ...state, view: { ...state.view, detailScroll } });
 }
 
-/** Select row `index`: the detail starts at its top and the timeline scrolls to show it. */
-function select(state: TuiState, index: number): TuiState {
+/**
+ * Select row `index` and scroll the timeline to show it. A newly selected step's detail opens on
+ * its first decision other than allow (detail-scroll.ts); with `find`, on the line that finds.
+ */
+function select(state: TuiState, index: number, find?: LineFinder): TuiState {
   const changed = index !== state.view.selected;
-  return scrollIntoView({ ...state, view: { ...state.view, selected: index, detailScroll: changed ? 0 : state.view.detailScroll } });
+  const selected = scrollIntoView({ ...state, view: { ...state.view, selected: index } });
+  return changed || find !== undefined ? showLine(selected, find ?? openingLine) : selected;
+}
+
+/** The detail scrolled to show the line `find` finds in it (none: its top). */
+function showLine(state: TuiState, find: LineFinder): TuiState {
+  const lines = selectedDetail(state);
+  const detailScroll = scrollToShow(lines, find(lines), layoutFor(state.view.size).bodyRows);
+  return clampDetail({ ...state, view: { ...state.view, detailScroll } });
+}
+
+/**
+ * A detail not scrolled since its step opened opens again when what it shows changes under it:
+ * a live step's decisions arrive after its request, a new size or Enter wraps it anew. One the
+ * user has scrolled stays where it is.
+ */
+function keepOpening(before: TuiState, after: TuiState): TuiState {
+  const row = after.model.rows[after.view.selected];
+  if (row === undefined) return after;
+  const { view } = before;
+  if (before.model.rows[view.selected] === row && view.size === after.view.size && view.expanded === after.view.expanded) return after;
+  if (view.selected === after.view.selected && view.detailScroll !== showLine(before, openingLine).view.detailScroll) return after;
+  return showLine(after, openingLine);
 }
 
 /** Keep the selected row inside the drawn window of the timeline, and the detail scroll in range. */
@@ -406,9 +432,7 @@ function nextDivergence(state: TuiState): TuiState {
   }
   const index = rows.find((i) => i > state.view.selected) ?? (rows[0] as number);
   const wrapped = index <= state.view.selected;
-  const selected = select({ ...state, view: { ...state.view, follow: false, notice: wrapped ? 'back to the first divergence' : null } }, index);
-  const anchor = selectedDetail(selected).findIndex((line) => line.anchor === 'divergence');
-  return clampDetail({ ...selected, view: { ...selected.view, detailScroll: Math.max(0, anchor) } });
+  return select({ ...state, view: { ...state.view, follow: false, notice: wrapped ? 'back to the first divergence' : null } }, index, divergenceLine);
 }
 
 function submitSearch(state: TuiState): TuiState {
@@ -430,7 +454,16 @@ function findMatch(state: TuiState, direction: 1 | -1, inclusive: boolean): TuiS
   const backward = [...matches].reverse().find((i) => i < current) ?? (matches[matches.length - 1] as number);
   const index = direction === 1 ? forward : backward;
   const notice = `${quoted}: match ${matches.indexOf(index) + 1} of ${matches.length}`;
-  return select({ ...state, view: { ...state.view, follow: false, notice } }, index);
+  return showMatch({ ...state, view: { ...state.view, follow: false, notice } }, index, pattern);
+}
+
+/** Select a matching step with its detail on the first line that shows the match (expanded when collapsed text hides it). */
+function showMatch(state: TuiState, index: number, pattern: RegExp): TuiState {
+  const find: LineFinder = (lines) => matchingLine(lines, pattern);
+  const shown = select(state, index, find);
+  if (shown.view.expanded || find(selectedDetail(shown)) >= 0) return shown;
+  const expanded: TuiState = { ...shown, view: { ...shown.view, expanded: true } };
+  return find(selectedDetail(expanded)) >= 0 ? showLine(expanded, find) : shown;
 }
 
 /** The rows matching a search: scanned once per query, filter and set of rows, then reused by n and N. */
