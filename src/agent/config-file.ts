@@ -4,10 +4,9 @@
  * check (quick-config-check.ts); any other value goes to `parseConfig` (load-config.ts, with the zod
  * schema), loaded only then, which fills in defaults or words the error as the schema alone would.
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InvalidOptionError, NotFoundError } from '../core/errors.js';
-import { readFailure } from '../core/fs-failure.js';
+import { readInputFile } from '../core/input-file.js';
 import type { AgentConfig } from './config.js';
 import { quickConfig } from './quick-config-check.js';
 
@@ -19,10 +18,14 @@ export async function checkConfig(value: unknown, source: string): Promise<Agent
   return parseConfig(value, source);
 }
 
+/** The largest config file read: real ones are a few KiB, a system prompt and tool names. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /**
  * Read a config file. A missing file is fine when it is only the default name (`required` false):
- * then every default applies. A missing file that was asked for is exit 10; bad JSON, a bad field
- * or a path that is no file to read (a directory) is exit 2; a disk that fails the read, exit 12.
+ * then every default applies. A missing file that was asked for is exit 10; bad JSON, a bad field,
+ * a path that is no regular file (a directory, a FIFO, a device) or a file larger than
+ * MAX_CONFIG_BYTES is exit 2 (core/input-file.ts); a disk that fails the read, exit 12.
  */
 export async function loadConfigFile(path: string, required: boolean): Promise<AgentConfig> {
   return checkConfig(await readConfigJson(path, required), path);
@@ -35,13 +38,13 @@ export async function loadConfigFile(path: string, required: boolean): Promise<A
 export async function readConfigJson(path: string, required: boolean): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readInputFile(path, MAX_CONFIG_BYTES);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') {
+    if (error instanceof NotFoundError) {
       if (!required) return {};
       throw new NotFoundError(`no config file ${path}`);
     }
-    throw readFailure(path, error);
+    throw error;
   }
   try {
     return JSON.parse(text) as unknown;

@@ -1,5 +1,6 @@
 import type { TapeSource } from '../replay/tape-source.js';
-import { isTapePath } from '../tape/tape-path.js';
+import { NotFoundError } from '../core/errors.js';
+import { directoryInstead, isTapePath } from '../tape/tape-path.js';
 import type { GlobalOptions } from './io.js';
 import { withStore } from './with-store.js';
 
@@ -14,8 +15,13 @@ export async function withTapeSource<T>(ref: string, options: GlobalOptions, fn:
     const tape = await openTapeFile(ref, { checked: checkedTapes() });
     return fn({ meta: tape.meta, label: ref, events: () => tape.events() });
   }
+  let found = false;
   return withStore(options, { readOnly: true }, async (store) => {
     const meta = await store.resolveRun(ref);
+    found = true;
     return fn({ meta, label: meta.id, events: () => store.readEvents(meta.id) });
+  }).catch((error: unknown) => {
+    // No store at all: a directory of that name is still the error to give (tape-path.ts).
+    throw !found && error instanceof NotFoundError ? directoryInstead(ref, error) : error;
   });
 }

@@ -5,10 +5,11 @@
  * file patches never loads zod for them (start-up stays short); the library's `parsePatches` is the
  * same reading with patches.ts already loaded.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InvalidOptionError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError } from '../core/errors.js';
+import { readInputFile } from '../core/input-file.js';
 import type { AssistantMessage } from '../core/messages.js';
+import { MAX_RECORDED_BODY } from '../llm/transport/http-reply.js';
 
 /** Checks a patch file's JSON and makes it an assistant message (patches.ts: `patchMessage`). */
 export type ToMessage = (value: unknown, iteration: number, label: string) => AssistantMessage;
@@ -27,12 +28,16 @@ export function parsePatchValues(values: readonly string[], cwd: string, toMessa
   return patches;
 }
 
+/**
+ * A patch file: a model's reply, so no larger than the largest reply a tape records; read as
+ * core/input-file.ts reads a file the user names (a regular file, bounded, a leading BOM dropped).
+ */
 function fromFile(path: string, iteration: number, toMessage: ToMessage): AssistantMessage {
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    json = JSON.parse(readInputFile(path, MAX_RECORDED_BODY));
   } catch (error) {
-    const reason = (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    const reason = error instanceof NotFoundError ? 'no such file' : (error as Error).message;
     throw new InvalidOptionError(`--patch ${iteration}=@${path}: ${reason}`);
   }
   return toMessage(json, iteration, `--patch ${iteration}=@${path}`);

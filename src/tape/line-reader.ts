@@ -2,7 +2,8 @@
  * The lines of a tape file, read with bounds: a tape is untrusted input, and a small file must not
  * be able to make the reader spend unbounded memory or time. A line longer than `maxLineBytes` is
  * refused while it is still being read (never buffered whole), and a gzip file is inflated only as
- * far as `maxInflatedBytes(compressed size)` allows: the gunzip stream is stopped there.
+ * far as `maxInflatedBytes(compressed size)` allows: the gunzip stream is stopped there. A UTF-8 byte
+ * order mark before the first line (plain or inflated) is dropped, as from any file the user names.
  */
 import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { Readable, type Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { TapeFormatError } from '../core/errors.js';
 import { readFailure } from '../core/fs-failure.js';
+import { withoutBom } from '../core/input-file.js';
 import { digestedBlocks, type BlockMode } from './block-digests.js';
 
 export interface LineLimits {
@@ -62,7 +64,13 @@ export async function* readTapeLines(path: string, limits: LineLimits, options: 
   try {
     const handle = options.handle ?? (await open(path, 'r'));
     try {
-      yield* linesFrom(path, handle, limits, options.blocks);
+      let first = true;
+      for await (const lines of linesFrom(path, handle, limits, options.blocks)) {
+        // A byte order mark some editors put first is no part of the header line.
+        if (first && lines[0] !== undefined) lines[0] = { ...lines[0], text: withoutBom(lines[0].text) };
+        first = false;
+        yield lines;
+      }
     } finally {
       if (options.handle === undefined) await handle.close();
     }

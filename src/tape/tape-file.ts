@@ -12,6 +12,7 @@ import { createGzip } from 'node:zlib';
 import { InvalidOptionError, NotFoundError, TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { readFailure, writeFailure } from '../core/fs-failure.js';
+import { notAFile } from '../core/input-file.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { lineProblem } from './line-bounds.js';
@@ -22,16 +23,11 @@ import { LineChecks, parseJson, trustedEvents } from './line-checks.js';
 import { quickHeader } from './quick-event-check.js';
 import { checkRecordedConfig } from './tape-checks.js';
 import { headerLine, TAPE_FORMAT } from './tape-header.js';
-import { hasTapeName } from './tape-path.js';
+import { directoryError, hasTapeName } from './tape-path.js';
 import { maxInflatedBytes, TAPE_LIMITS, type TapeLimits } from './tape-limits.js';
 
 export { TAPE_FORMAT } from './tape-header.js';
 export { isTapePath } from './tape-path.js';
-
-/** `agentctl: <path> is a directory`, exit 2: a tape is one file. */
-function directoryError(path: string): InvalidOptionError {
-  return new InvalidOptionError(`${path} is a directory`, { hint: `give a tape file or a run id; agentctl ci ${path} replays every tape in a directory` });
-}
 
 /**
  * The tape file's lines, in order: header first. An event that could not be a tape line (a store
@@ -164,7 +160,9 @@ export async function openTapeFile(path: string, options: OpenTapeOptions = {}):
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw directoryError(path);
-    if (!info.isFile()) throw new TapeFormatError('not a file', { file: path });
+    const kind = notAFile(info);
+    // Never opened: a FIFO or a device could hold the read forever, or without end (core/input-file.ts).
+    if (kind !== undefined) throw new InvalidOptionError(`cannot read ${path}: ${kind}`);
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') {
       throw new NotFoundError(`no tape file ${path}`);

@@ -126,12 +126,7 @@ export const MAX_RECORDED_STREAM = TAPE_LIMITS.maxLineBytes / 2;
 /** The largest request body a recording takes (the proxy refuses a larger one: `--max-body`). */
 export const MAX_RECORDED_REQUEST = TAPE_LIMITS.maxLineBytes / 4;
 
-/** A byte count as people read it: `8 MiB`, `512 KiB`, `100 bytes`. */
-export function sizeText(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
+export { sizeText } from '../../core/size-text.js';
 
 /**
  * A reply's body read whole as text, unless it is larger than `max` bytes: then undefined, and the
