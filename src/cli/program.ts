@@ -17,8 +17,8 @@ function options<T>(command: Command): T & GlobalOptions {
   return command.optsWithGlobals<T & GlobalOptions>();
 }
 
-/** What a `<run>` argument may be (tape-file.ts, isTapePath). */
-const RUN_OR_FILE = 'run id, unique id prefix, run name, or a tape file (any path that exists, gzipped or not)';
+/** What a `<run>` argument may be (tape-path.ts, isTapePath). */
+const RUN_OR_FILE = 'run id, unique id prefix, run name, or a tape file (any existing path but a directory, gzipped or not)';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -174,7 +174,7 @@ export function buildProgram(): Command {
     .command('proxy')
     .description('an OpenAI-compatible HTTP proxy: record an agent in any language through it, or serve it a recorded run (docs/proxy.md)')
     .option('--record <name>', 'record every call onto a new run with this name (needs --upstream)')
-    .option('--replay <run>', 'serve this run (id, id prefix, name, or a tape file: any path that exists), with no upstream')
+    .option('--replay <run>', 'serve this run (id, id prefix, name, or a tape file: any existing path but a directory), with no upstream')
     .addOption(new Option('--mode <mode>', 'default: record with --record, replay with --replay').choices(['record', 'replay', 'replay-or-record', 'passthrough']))
     .option('--upstream <url>', 'the OpenAI-compatible API to forward to, e.g. https://api.openai.com/v1')
     .option('--port <n>', 'port to listen on (0: any free one)', '8377')

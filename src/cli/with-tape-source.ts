@@ -1,8 +1,7 @@
 import type { TapeSource } from '../replay/tape-source.js';
-import { NotFoundError } from '../core/errors.js';
-import { directoryInstead, isTapePath } from '../tape/tape-path.js';
+import { isTapePath, runOrDirectory } from '../tape/tape-path.js';
 import type { GlobalOptions } from './io.js';
-import { withStore } from './with-store.js';
+import { openStore, storeDir } from './store-dir.js';
 
 /**
  * Read what a `<run>` argument names with `fn`, as replay/tape-source.ts finds it: a tape file (its
@@ -15,13 +14,11 @@ export async function withTapeSource<T>(ref: string, options: GlobalOptions, fn:
     const tape = await openTapeFile(ref, { checked: checkedTapes() });
     return fn({ meta: tape.meta, label: ref, events: () => tape.events() });
   }
-  let found = false;
-  return withStore(options, { readOnly: true }, async (store) => {
+  const store = await runOrDirectory(ref, openStore(storeDir(options.store), { readOnly: true }));
+  try {
     const meta = await store.resolveRun(ref);
-    found = true;
-    return fn({ meta, label: meta.id, events: () => store.readEvents(meta.id) });
-  }).catch((error: unknown) => {
-    // No store at all: a directory of that name is still the error to give (tape-path.ts).
-    throw !found && error instanceof NotFoundError ? directoryInstead(ref, error) : error;
-  });
+    return await fn({ meta, label: meta.id, events: () => store.readEvents(meta.id) });
+  } finally {
+    await store.close();
+  }
 }

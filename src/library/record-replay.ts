@@ -19,6 +19,7 @@ import { patchesFromRecord, type PatchInput } from '../replay/patches.js';
 import { ReplayEngine, type ReplayState } from '../replay/replay-engine.js';
 import { CREDENTIAL_HEADERS } from '../llm/transport/http-reply.js';
 import { openTapeFile } from '../tape/tape-file.js';
+import { runOrDirectory } from '../tape/tape-path.js';
 import { TapeStore } from '../tape/tape-store.js';
 import { recordingTool, replayingTool, type ToolFunction, type ToolPolicy } from './recorded-tool.js';
 import type { FetchLike } from './fetch-like.js';
@@ -229,7 +230,7 @@ async function loadTape(source: ReplayOptions['tape']): Promise<LoadedTape> {
     const file = await openTapeFile(source);
     return { run: file.meta, tape: await readCallTape(file.events()), store: undefined, close: async () => {} };
   }
-  const { store, owned } = await openStore(source.store, false);
+  const { store, owned } = await runOrDirectory(source.run, openStore(source.store, false));
   try {
     const run = await store.resolveRun(source.run);
     return { run, tape: await readCallTape(store.readEvents(run.id)), store, close: async () => (owned ? store.close() : undefined) };

@@ -2,11 +2,10 @@
  * Where a replay reads its tape: a run in the store, or a portable tape file read straight from
  * disk (no import needed). Either way the events are streamed, never loaded whole.
  */
-import { NotFoundError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { CheckedTapes } from '../tape/checked-tapes.js';
-import { directoryInstead } from '../tape/tape-path.js';
+import { runOrDirectory } from '../tape/tape-path.js';
 import { isTapePath, openTapeFile } from '../tape/tape-file.js';
 import type { TapeStore } from '../tape/tape-store.js';
 
@@ -28,10 +27,7 @@ export async function openTapeSource(ref: string, store: () => Promise<TapeStore
     const tape = await openTapeFile(ref, { checked });
     return { meta: tape.meta, label: ref, events: () => tape.events(), batches: () => tape.batches() };
   }
-  // No store at all: a directory of that name is still the error to give (tape-path.ts).
-  const db = await store().catch((error: unknown) => {
-    throw error instanceof NotFoundError ? directoryInstead(ref, error) : error;
-  });
+  const db = await runOrDirectory(ref, store());
   const meta = await db.resolveRun(ref);
   return { meta, label: meta.id, events: () => db.readEvents(meta.id), batches: () => db.readEventBatches(meta.id) };
 }

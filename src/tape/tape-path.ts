@@ -3,7 +3,7 @@
  * anything else, and a run in the store must not load the tape-file reader to find out.
  */
 import { statSync } from 'node:fs';
-import { InvalidOptionError } from '../core/errors.js';
+import { InvalidOptionError, NotFoundError } from '../core/errors.js';
 
 /**
  * True when a `<run>` argument names a tape file rather than a run in the store: a path that exists
@@ -29,6 +29,16 @@ export function directoryError(path: string): InvalidOptionError {
  */
 export function directoryInstead(ref: string, notFound: Error): Error {
   return pathKind(ref) === 'directory' ? directoryError(ref) : notFound;
+}
+
+/**
+ * `opening` (a store opened, and `ref` resolved in it), its NotFoundError — no store at all, or no
+ * such run — given as `directoryInstead` words it.
+ */
+export function runOrDirectory<T>(ref: string, opening: Promise<T>): Promise<T> {
+  return opening.catch((error: unknown) => {
+    throw error instanceof NotFoundError ? directoryInstead(ref, error) : error;
+  });
 }
 
 /** A name like a tape file's: `.tape.jsonl`, `.jsonl`, or either with `.gz`. */
