@@ -9,10 +9,11 @@ import { EventRedactor } from '../core/event-redactor.js';
 import type { Redactor } from '../core/redact.js';
 import type { SessionInfo } from '../tui/index.js';
 import { out, stdinIsTerminal, stdoutIsTerminal, stdoutStream, type GlobalOptions } from './io.js';
-import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
+import { jsonReporter, summaryLine, textReporter, type Summary } from './render/reporter.js';
 
 export interface Display {
-  event(event: RunEvent): void;
+  /** Show `event`; a promise (the UI is due a turn to draw) is awaited before the run goes on. */
+  event(event: RunEvent): Promise<void> | undefined;
   /**
    * The command is done. `report` are the closing lines for people (text and UI); without them the
    * text reporter prints its one-line summary. With the UI this waits until the user quits.
@@ -73,10 +74,12 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
     return {
       // The UI shows what the reporters print: redacted text only.
       event: (event) => {
-        for (const safe of redactor.accept(event)) tui.event(safe);
+        let turn: Promise<void> | undefined;
+        for (const safe of redactor.accept(event)) turn = tui.event(safe) ?? turn;
+        return turn;
       },
       finish: async (summary, report) => {
-        const lines = (report ?? [`${summary.state}: ${summary.steps} steps, exit ${summary.exitCode}`]).map((line) => redact.text(line));
+        const lines = (report ?? [summaryLine(summary)]).map((line) => redact.text(line));
         tui.end({ exitCode: summary.exitCode, ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }), report: lines });
         await tui.closed;
         for (const line of lines) out(line);
@@ -86,7 +89,10 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
   }
   const reporter = kind === 'json' ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
   return {
-    event: (event) => reporter.event(event),
+    event: (event) => {
+      reporter.event(event);
+      return undefined;
+    },
     finish: async (summary, report) => {
       if (kind === 'json' || report === undefined) reporter.summary(summary);
       else for (const line of report) out(redact.text(line));

@@ -2,7 +2,7 @@ import { Box } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, type ReactElement } from 'react';
 import type { RunFeed } from '../run-feed.js';
 import { visibleRows } from '../state/filters.js';
-import { headerLines } from '../state/header-lines.js';
+import { headerLines, LASTING_WAIT_MS } from '../state/header-lines.js';
 import type { KeyAction } from '../state/keymap.js';
 import { layoutFor, type TerminalSize } from '../state/layout.js';
 import type { SessionInfo } from '../state/run-model.js';
@@ -54,7 +54,8 @@ export function App({ feed, session, size: fixedSize, onQuit, onCancel }: AppPro
     if (view.quitting && model.ending !== null) onQuit();
   }, [view.quitting, model.ending, onQuit]);
 
-  const waitedMs = useElapsed(model.waitingSince, model.waiting !== null && model.ending === null);
+  // A recorded run (view) waits for nothing; a replay's waits show once they last (header-lines.ts).
+  const waitedMs = useElapsed(model.waitingSince, model.waiting !== null && model.ending === null && session.mode !== 'viewing', session.mode === 'recording' ? 0 : LASTING_WAIT_MS);
   const layout = layoutFor(view.size);
   const visible = useMemo(() => visibleRows(model.rows, view.filter), [model.rows, view.filter]);
   const detail = selectedDetail(state);
