@@ -22,7 +22,7 @@
 // so that load on a shared machine falls on each alike: a comma-separated list of bin/agentctl.js
 // paths of other checkouts, each built.
 //
-//   node bench/run.mjs tui-open                               (about 2 minutes)
+//   node bench/run.mjs tui-open                               (about 2 minutes a build)
 //   BENCH_TUI_OPEN_STEPS=10000 BENCH_TUI_OPEN_RUNS=5 node bench/tui-open.bench.mjs
 //   BENCH_TUI_OPEN_COMMANDS='view,replay --no-save' node bench/tui-open.bench.mjs
 //   BENCH_TUI_OPEN_BINS=/tmp/before/bin/agentctl.js,bin/agentctl.js node bench/tui-open.bench.mjs
