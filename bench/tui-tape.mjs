@@ -13,6 +13,7 @@ import { buildRegistry } from '../dist/agent/tool-registry.js';
 import { ManualClock, seededRandom } from '../dist/core/clock.js';
 import { TAPE_VERSION } from '../dist/core/run-meta.js';
 import { writeTapeFile } from '../dist/tape/tape-file.js';
+import { scriptedModel } from './replay.bench.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,18 +27,15 @@ function callsFor(i) {
 }
 
 function scriptedLlm(steps) {
-  let k = 0;
-  return {
-    async complete() {
-      const i = k++;
-      if (i >= steps) {
-        return { message: { role: 'assistant', content: `Read ${steps} pieces of src/generated.ts; nothing else to do.` }, finishReason: 'stop', usage: { inputTokens: 60, outputTokens: 14 } };
-      }
+  return scriptedModel(
+    steps,
+    (i) => {
       const tool_calls = callsFor(i).map(([name, args], j) => ({ id: `call_${i}_${j}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }));
       const content = i % 3 === 0 ? `Reading lines ${i * 10 + 1}–${i * 10 + 5} of src/generated.ts next.` : null;
       return { message: { role: 'assistant', content, tool_calls }, finishReason: 'tool_calls', usage: { inputTokens: 60 + (i % 50), outputTokens: 18 } };
     },
-  };
+    () => ({ message: { role: 'assistant', content: `Read ${steps} pieces of src/generated.ts; nothing else to do.` }, finishReason: 'stop', usage: { inputTokens: 60, outputTokens: 14 } }),
+  );
 }
 
 function toolHost(registry) {
