@@ -144,6 +144,9 @@ try {
   }
   console.log(`bench-result ${JSON.stringify({ bench: 'tui-open', unit: 'ms', higherIsBetter: false, results })}`);
 } finally {
+  // tmux leaves its socket file behind.
+  const socketPath = await tmux('display-message', '-p', '#{socket_path}').catch(() => '');
   await tmux('kill-server').catch(() => undefined);
+  if (socketPath.trim() !== '') await rm(socketPath.trim(), { force: true });
   await rm(dir, { recursive: true, force: true });
 }
