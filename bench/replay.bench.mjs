@@ -58,23 +58,32 @@ const READER =
   `import(${JSON.stringify(new URL('../dist/tape/tape-file.js', import.meta.url).href)}).then(async ({ openTapeFile }) => {` +
   ' const tape = await openTapeFile(process.argv[1]); for await (const batch of tape.batches()) void batch; });';
 
-/** The scripted model: step k asks for line k of a source file; after `steps` steps it answers. */
-function scriptedLlm(steps) {
+/** A scripted model: its call i (from 0) is answered with `reply(i)`, and once `steps` calls are made, with `answer()`. */
+export function scriptedModel(steps, reply, answer) {
   let k = 0;
   return {
     async complete() {
       const i = k++;
-      if (i >= steps) {
-        return { message: { role: 'assistant', content: `Read ${steps} lines; nothing else to do.` }, finishReason: 'stop', usage: { inputTokens: 40, outputTokens: 9 } };
-      }
-      const args = JSON.stringify({ path: 'src/generated.ts', offset: i, limit: 1 });
-      return {
-        message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read_file', arguments: args } }] },
-        finishReason: 'tool_calls',
-        usage: { inputTokens: 40, outputTokens: 18 },
-      };
+      return i >= steps ? answer() : reply(i);
     },
   };
+}
+
+/** The scripted model: step k asks for line k of a source file; after `steps` steps it answers. */
+function scriptedLlm(steps) {
+  return scriptedModel(
+    steps,
+    (i) => ({
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: 'src/generated.ts', offset: i, limit: 1 }) } }],
+      },
+      finishReason: 'tool_calls',
+      usage: { inputTokens: 40, outputTokens: 18 },
+    }),
+    () => ({ message: { role: 'assistant', content: `Read ${steps} lines; nothing else to do.` }, finishReason: 'stop', usage: { inputTokens: 40, outputTokens: 9 } }),
+  );
 }
 
 /** The real registry's specs and definitions (so a replay rebuilds the same requests), a fake executor. */

@@ -5,17 +5,19 @@
 // `npm run build` after tsc; the library (dist/index.js, its .d.ts) stays tsc's plain output.
 //
 // Bundled: our code and the pure-JS dependencies (commander, zod, ulid, chalk, the LevelDB stack
-// `level` → `classic-level` → `abstract-level` …). Left as plain imports: classic-level's native
-// addon (found by src/tape/level-binding.ts, see levelNativeBinding below), the terminal UI (ink,
-// react: loaded only when the UI opens) and the OpenAI SDK (a peer dependency, loaded only for live
-// calls). Every output file sits in the one directory, so `new URL('../../package.json',
-// import.meta.url)` in the CLI finds package.json from any of them, as it does from dist/cli/.
+// `level` → `classic-level` → `abstract-level` …). The terminal UI's packages (ink, react and all
+// they use) are bundled apart, into one ES module loaded only when the UI opens (packages.mjs, see
+// UI_PACKAGES). Left as plain imports: classic-level's native addon (found by
+// src/tape/level-binding.ts, see levelNativeBinding below) and the OpenAI SDK (a peer dependency,
+// loaded only for live calls). Every output file sits in the one directory, so `new
+// URL('../../package.json', import.meta.url)` in the CLI finds package.json from any of them, as it
+// does from dist/cli/.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commonJsChunks } from './commonjs-chunks.mjs';
+import { commonJsChunks, PACKAGE_BUNDLE_FILE } from './commonjs-chunks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -91,6 +93,70 @@ const lazyBuiltins = {
 const outdir = join(root, 'dist', 'cli-bundle');
 
 /**
+ * The terminal UI's packages: Ink and React (one React for Ink and the components). Node would load
+ * them as some 580 files of ES modules and CommonJS, resolving each and scanning every CommonJS file
+ * for its exports (react-reconciler alone is 0.5 MB): 0.45–0.7 s before the UI's first frame on a
+ * 2-core machine. Bundled into one ES module (ES modules: yoga's WebAssembly is loaded with a
+ * top-level await), they load in 0.1–0.15 s. Which React build runs is still chosen when they load,
+ * from NODE_ENV (src/tui/index.ts sets it first), as each package's own entry does.
+ */
+const UI_PACKAGES = /^(ink|react)(\/|$)/;
+
+/**
+ * Ink imports react-devtools-core (not installed: an optional tool) only when DEV=true; unbundled,
+ * that import fails and Ink says how to install it. The bundle fails it the same way.
+ */
+const devtoolsAbsent = {
+  name: 'devtools-absent',
+  setup(b) {
+    b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'devtools-absent' }));
+    b.onLoad({ filter: /.*/, namespace: 'devtools-absent' }, () => ({
+      contents: "throw Object.assign(new Error(\"Cannot find package 'react-devtools-core'\"), { code: 'ERR_MODULE_NOT_FOUND' });\n",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * With DEV=true Ink reads its own package.json, beside its files (`new URL('../package.json',
+ * import.meta.url)`), which the bundle is not: the bundle carries the text instead.
+ */
+const inkPackageJson = {
+  name: 'ink-package-json',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]reconciler\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const read = "fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')";
+      if (!source.includes(read)) throw new Error(`${args.path} no longer reads its package.json as the bundle expects: see inkPackageJson`);
+      const text = await readFile(join(dirname(args.path), '..', 'package.json'), 'utf8');
+      return { contents: source.replace(read, JSON.stringify(text)), loader: 'js' };
+    });
+  },
+};
+
+/** The bundle of packages: one ES module exporting each of `specifiers` (their namespaces) by name. */
+async function packageBundle(specifiers) {
+  const entry = [
+    ...specifiers.map((specifier, i) => `import * as p${i} from ${JSON.stringify(specifier)};`),
+    `export const packages = { ${specifiers.map((specifier, i) => `${JSON.stringify(specifier)}: p${i}`).join(', ')} };`,
+  ].join('\n');
+  const built = await build({
+    absWorkingDir: root,
+    stdin: { contents: entry, resolveDir: root, sourcefile: PACKAGE_BUNDLE_FILE, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // The CommonJS files among them require Node's built-ins.
+    banner: { js: "import { createRequire as __agentctlCreateRequire } from 'node:module';\nconst require = __agentctlCreateRequire(import.meta.url);" },
+    plugins: [devtoolsAbsent, inkPackageJson],
+    write: false,
+    logLevel: 'warning',
+  });
+  return built.outputFiles[0].text;
+}
+
+/**
  * The build's identity: a digest of the compiled code the bundle is made of (dist/, the bundle
  * aside) and the package's version. The cache of tape files already checked (src/cli/tape-cache.ts)
  * keys its entries by it, so a build whose checks may differ — another version, or the same version
@@ -115,7 +181,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['ink', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
+  external: ['ink', 'ink/*', 'react', 'react/*', 'openai', 'openai/*', 'agentctl'],
   plugins: [zodEnglishOnly, levelNativeBinding, lazyBuiltins],
   define: { AGENTCTL_BUILD_ID: JSON.stringify(await buildId()) },
   metafile: true,
@@ -123,7 +189,11 @@ const result = await build({
   write: false,
   logLevel: 'warning',
 });
-const files = await commonJsChunks(result, root, outdir);
+const files = await commonJsChunks(result, root, outdir, (specifier) => UI_PACKAGES.test(specifier));
+const uiSpecifiers = [...new Set(Object.values(result.metafile.outputs).flatMap((output) => output.imports))]
+  .filter((entry) => entry.external && UI_PACKAGES.test(entry.path))
+  .map((entry) => entry.path);
+files.set(join(outdir, PACKAGE_BUNDLE_FILE), await packageBundle([...new Set(uiSpecifiers)].sort()));
 await mkdir(outdir, { recursive: true });
 for (const [file, text] of files) await writeFile(file, text);
 

@@ -8,9 +8,9 @@
 //   - a dynamic import of a chunk becomes a require() in a promise (`__agentctlChunk`), so a command
 //     still loads only when it runs;
 //   - `import.meta.url` becomes the file's own URL;
-//   - a package that can only be imported, not required (ink is ES modules only), is imported with
-//     import() by esm-packages.js before a chunk that needs it (itself or through the chunks it
-//     requires) is required, and handed to it from there;
+//   - the packages of the bundle of packages (bundle-cli.mjs: the terminal UI's, one ES module —
+//     ink is ES modules only) are imported with import() by esm-packages.js before a chunk that needs
+//     them (itself or through the chunks it requires) is required, and handed to it from there;
 //   - every file keeps strict mode, which it had as an ES module, and the `// <path>` comments that
 //     say where each bundled file starts.
 // The files go in a directory whose package.json says `commonjs`, with bin/agentctl.js (bin/ has
@@ -20,15 +20,23 @@ import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, extname, join, relative } from 'node:path';
 
-/** The helper file that imports ESM-only packages for the chunks that use them. */
+/** The helper file that imports the bundle of packages for the chunks that use them. */
 const ESM_PACKAGES_FILE = 'esm-packages.js';
 
+/** The bundle of packages (an ES module), beside the chunks. */
+export const PACKAGE_BUNDLE_FILE = 'packages.mjs';
+
 const ESM_PACKAGES_SOURCE = `"use strict";
-// Packages the CLI's chunks use that can only be imported, not required (scripts/commonjs-chunks.mjs):
+// Packages the CLI's chunks use from the bundle of packages, ${PACKAGE_BUNDLE_FILE} (scripts/commonjs-chunks.mjs):
 // imported here before a chunk that needs them is required, and handed to it by name.
 const loaded = new Map();
+let bundle;
 exports.load = async (names) => {
-  for (const name of names) if (!loaded.has(name)) loaded.set(name, await import(name));
+  for (const name of names) {
+    if (loaded.has(name)) continue;
+    bundle ??= await import("./${PACKAGE_BUNDLE_FILE}");
+    loaded.set(name, bundle.packages[name]);
+  }
 };
 // What a chunk's require() of the package gets: the module's exports marked as an ES module's, so
 // that esbuild's interop reads a default import as the module's own default export.
@@ -66,21 +74,24 @@ const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /**
  * The CommonJS text of every JS file of an ESM build (`outputFiles` and `metafile` of esbuild's
  * result, built with `write: false`), plus esm-packages.js and the directory's package.json:
- * a Map from absolute path to text.
+ * a Map from absolute path to text. `bundled(specifier)`: the external package is in the bundle of
+ * packages (handed over by esm-packages.js); every package that can only be imported must be.
  */
-export async function commonJsChunks(result, root, outdir) {
+export async function commonJsChunks(result, root, outdir, bundled) {
   const outputs = result.metafile.outputs;
   const files = new Map();
-  // The external packages the chunks import, and whether each can only be imported.
-  const esmOnly = new Map();
+  // The external packages the chunks import, and whether each comes from the bundle of packages.
+  const fromBundle = new Map();
   for (const output of Object.values(outputs)) {
     for (const entry of output.imports) {
-      if (entry.external && !isBuiltin(entry.path) && !esmOnly.has(entry.path)) esmOnly.set(entry.path, onlyImportable(root, entry.path));
+      if (!entry.external || isBuiltin(entry.path) || fromBundle.has(entry.path)) continue;
+      if (!bundled(entry.path) && onlyImportable(root, entry.path)) throw new Error(`${entry.path} can only be imported: it must be in the bundle of packages`);
+      fromBundle.set(entry.path, bundled(entry.path));
     }
   }
   const ownNeeds = (output) =>
-    outputs[output].imports.filter((entry) => entry.external && entry.kind === 'import-statement' && esmOnly.get(entry.path)).map((entry) => entry.path);
-  // The ESM-only packages a chunk needs, itself or through the chunks it imports statically.
+    outputs[output].imports.filter((entry) => entry.external && entry.kind === 'import-statement' && fromBundle.get(entry.path)).map((entry) => entry.path);
+  // The bundled packages a chunk needs, itself or through the chunks it imports statically.
   const needsOf = (output) => {
     const all = new Set();
     const seen = new Set();
@@ -118,8 +129,8 @@ export async function commonJsChunks(result, root, outdir) {
       const names = [...needsOf(`${outputOf(outdir)}/${chunk}`)];
       return `__agentctlChunk("./${chunk}", ${JSON.stringify(names)})`;
     });
-    for (const [specifier, only] of esmOnly) {
-      if (only) text = text.replace(new RegExp(`\\brequire\\("${escapeRegExp(specifier)}"\\)`, 'g'), `require("./${ESM_PACKAGES_FILE}").get(${JSON.stringify(specifier)})`);
+    for (const [specifier, handed] of fromBundle) {
+      if (handed) text = text.replace(new RegExp(`\\brequire\\("${escapeRegExp(specifier)}"\\)`, 'g'), `require("./${ESM_PACKAGES_FILE}").get(${JSON.stringify(specifier)})`);
     }
     if (/\bimport\(["']\.\//.test(text)) throw new Error(`${basename(file.path)}: a chunk import was left as import()`);
     const head = ['"use strict";'];
@@ -134,7 +145,7 @@ export async function commonJsChunks(result, root, outdir) {
   for (const file of files.keys()) {
     const output = outputOf(file);
     if (output.endsWith('/main.js') && needsOf(output).size > 0) {
-      throw new Error(`main.js requires ESM-only packages at start-up: ${[...needsOf(output)].join(', ')}`);
+      throw new Error(`main.js requires bundled packages at start-up: ${[...needsOf(output)].join(', ')}`);
     }
   }
   files.set(join(outdir, ESM_PACKAGES_FILE), ESM_PACKAGES_SOURCE);

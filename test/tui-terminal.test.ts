@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
-import { BIN, runCli } from './support/cli.js';
+import { BIN, runCli, runProgram } from './support/cli.js';
 import { startMockLlm, type MockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
 import { COLUMNS, openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
@@ -327,7 +327,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     expect(selected(ended)?.step).toBe(2);
     await term.press('q');
     await term.waitForPrompt();
-    expect(await printedAfterUi(term, line)).toEqual(['MAX_STEPS: 3 steps, exit 4']);
+    const printed = await printedAfterUi(term, line);
     expect(await term.exitCode()).toBe(4);
     await expectShellUsable(term);
 
@@ -339,6 +339,9 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     const bodies = (llm: MockLlm, workspace: string): unknown[] => llm.requests.map((r) => normalise(r.body, workspace));
     expect(bodies(llmUi, wsUi)).toEqual(bodies(llmPlain, wsPlain));
     const [ui, without] = await Promise.all([exported('tui-e2e', storeUi, work, 'ui'), exported('tui-e2e', storePlain, work, 'plain')]);
+    // The closing line is the one --no-tui ends with, each with its own run's id.
+    expect(printed).toEqual([`MAX_STEPS (run ${ui.meta.id}): 3 steps, exit 4`]);
+    expect(plain.stdout.trimEnd().split('\n').at(-1)).toBe(`MAX_STEPS (run ${without.meta.id}): 3 steps, exit 4`);
     expect(ui.events.length).toBeGreaterThan(20);
     expect(ui.events.some((e) => e.type === 'llm_chunk')).toBe(true);
     expect(stableMeta(ui.meta)).toEqual(stableMeta(without.meta));
@@ -368,7 +371,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     await term.press('C-c');
     // Ctrl-C stops the run and quits: no second key is needed.
     await term.waitForPrompt();
-    expect(await printedAfterUi(term, line)).toEqual(['CANCELLED: 2 steps, exit 130']);
+    expect(await printedAfterUi(term, line)).toEqual([expect.stringMatching(/^CANCELLED \(run \w{26}\): 2 steps, exit 130$/)]);
     expect(await term.exitCode()).toBe(130);
     await expectShellUsable(term);
 
@@ -395,7 +398,7 @@ describe('the terminal UI in a real 80×24 terminal (tmux)', () => {
     );
     await term.press('q');
     await term.waitForPrompt();
-    expect(await printedAfterUi(term, line)).toEqual(['CANCELLED: 2 steps, exit 130']);
+    expect(await printedAfterUi(term, line)).toEqual([expect.stringMatching(/^CANCELLED \(run \w{26}\): 2 steps, exit 130$/)]);
     expect(await term.exitCode()).toBe(130);
     await expectShellUsable(term);
   });
@@ -556,3 +559,120 @@ function stableMeta(meta: RunMeta): unknown {
   const { id: _id, createdAt: _createdAt, baseUrl: _baseUrl, ...rest } = meta;
   return rest;
 }
+
+/** A synthetic run of `steps` steps recorded into `path` by the UI benchmarks' generator (bench/tui-tape.mjs, on dist/). */
+async function longTape(path: string, steps: number): Promise<void> {
+  const made = await runProgram(process.execPath, [join(ROOT, 'bench', 'tui-tape.mjs'), path, String(steps)], { timeoutMs: 120_000 });
+  expect(made.code, made.stderr).toBe(0);
+}
+
+describe('a long run in the UI (tmux)', () => {
+  const STEPS = 10_000;
+  let tape: string;
+  beforeAll(async () => {
+    tape = join(await tempDir('long'), 'long.tape.jsonl');
+    await longTape(tape, STEPS);
+  }, 120_000);
+
+  /** The header's status line until the run is all in, then every row: the count in the pane title, the last step with G. */
+  async function expectProgressThenAll(term: Terminal, progress: RegExp): Promise<void> {
+    const during = await term.waitFor((s) => uiUp(s) && progress.test(s.lines[3] ?? '') && timeline(s).length > 0, 'the first steps with the progress line', 30_000);
+    const shown = Number(progress.exec(during.lines[3] ?? '')?.[1]);
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(STEPS + 1);
+    expect(selected(during)?.step).toBe(0);
+    const ended = await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended COMPLETED'), 'the whole run', 120_000);
+    expect(title(ended)).toMatch(new RegExp(`^● Steps \\(${STEPS + 1}\\)─`));
+    expect(selected(ended)?.step).toBe(0);
+    await term.press('G');
+    await term.waitFor((s) => selected(s)?.step === STEPS, 'G to select the last step');
+  }
+
+  it('view: the first steps at once with "reading tape… N steps", then every step', async () => {
+    const term = await terminal();
+    await term.type(command(['view', tape]));
+    await expectProgressThenAll(term, /^reading tape… (\d+) steps$/);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('view: q while the tape is read stops the reading and quits: exit 130, a closing line that says so', async () => {
+    const term = await terminal();
+    const line = command(['view', tape]);
+    await term.type(line);
+    await term.waitFor((s) => uiUp(s) && /^reading tape… \d+ steps$/.test(s.lines[3] ?? ''), 'the tape being read', 30_000);
+    await term.press('q');
+    await term.waitForPrompt();
+    const printed = await printedAfterUi(term, line);
+    const read = /^record run \w{26} \(tui-bench-10000\): complete; reading stopped after (\d+) events$/.exec(printed.join('\n'));
+    expect(read, printed.join('\n')).not.toBeNull();
+    // Stopped where it was, not at the end of the tape (its lines less the header).
+    const events = (await readFile(tape, 'utf8')).trimEnd().split('\n').length - 1;
+    expect(Number(read?.[1])).toBeLessThan(events);
+    expect(await term.exitCode()).toBe(130);
+  });
+
+  it('replay --no-save: the steps as they are replayed with "replaying… N steps", then the verdict', async () => {
+    const term = await terminal();
+    await term.type(command(['replay', tape, '--no-save']));
+    await expectProgressThenAll(term, /^replaying… (\d+) steps$/);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await term.exitCode()).toBe(0);
+  });
+});
+
+describe('the store is released as soon as the run ends, while the UI still shows it (tmux)', () => {
+  /** `agentctl ls` from another process, on the store the UI's command used. */
+  async function listed(store: string): Promise<string> {
+    const ls = await runCli(['ls', '--store', store], { env: offline });
+    expect(ls.stderr).toBe('');
+    expect(ls.code).toBe(0);
+    return ls.stdout;
+  }
+
+  it('record: ls works once the recording has ended, and q prints the closing line with the run id, as --no-tui does', async () => {
+    const work = await tempDir('release-record');
+    const workspace = join(work, 'ws');
+    await cp(CALC, workspace, { recursive: true });
+    const store = join(work, 'store');
+    const llm = await mockLlm([{ content: 'Looking.', tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] }, { content: 'Nothing to do.' }]);
+    const term = await terminal(work);
+    const line = command(['record', '--task', 'look around', '--base-url', llm.baseURL, '--workspace', workspace, '--store', store]);
+    await term.type(line);
+    await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended COMPLETED'), 'the recording to end in the UI');
+    const runs = await listed(store);
+    const id = /^(\w{26})\s+.*\brecord\s+COMPLETED\s+2\s+look around$/m.exec(runs)?.[1];
+    expect(id, runs).toBeDefined();
+    expect(uiUp(await term.screen())).toBe(true);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await printedAfterUi(term, line)).toEqual([`COMPLETED (run ${id}): 2 steps, exit 0`]);
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('replay: ls shows the saved replay while the UI still shows it', async () => {
+    const store = join(await tempDir('release-replay'), 'store');
+    const term = await terminal();
+    await term.type(command(['replay', DEMO_TAPE, '--store', store]));
+    await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended '), 'the replay to end in the UI');
+    expect(await listed(store)).toMatch(/^\w{26}\s+.*\breplay\s+ERROR\s+5\s+/m);
+    expect(uiUp(await term.screen())).toBe(true);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('view of a stored run: ls works while the UI shows it', async () => {
+    const store = join(await tempDir('release-view'), 'store');
+    expect((await runCli(['import', DEMO_TAPE, '--store', store], { env: offline })).code).toBe(0);
+    const term = await terminal();
+    await term.type(command(['view', 'demo', '--store', store]));
+    await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('ended ') && timeline(s).length === 5, 'the run in the UI');
+    expect(await listed(store)).toMatch(/^\w{26}\s+.*\brecord\s+ERROR\s+5\s+/m);
+    await term.press('q');
+    await term.waitForPrompt();
+    expect(await term.exitCode()).toBe(0);
+  });
+});

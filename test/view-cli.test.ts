@@ -132,5 +132,8 @@ describe('the terminal UI is only for terminals', () => {
     const ui = await traced(TRACE, ['--input-type=module', '-e', `await import(${JSON.stringify(fileURLToPath(new URL('../dist/tui/run-tui.js', import.meta.url)))})`], {});
     expect(ui.stderr).toContain('UI-MODULE-LOADED ink');
     expect(ui.stderr).toContain('UI-MODULE-LOADED react');
+    // The CLI bundle has them in one file of its own, which the trace sees too.
+    const bundled = await traced(TRACE, ['--input-type=module', '-e', `await import(${JSON.stringify(fileURLToPath(new URL('../dist/cli-bundle/packages.mjs', import.meta.url)))})`], {});
+    expect(bundled.stderr).toContain('UI-MODULE-LOADED packages');
   });
 });

@@ -10,11 +10,11 @@ import type { Redactor } from '../core/redact.js';
 import { holdKeys } from '../tui/held-keys.js';
 import type { SessionInfo } from '../tui/index.js';
 import { out, stdinIsTerminal, stdoutIsTerminal, stdoutStream, type GlobalOptions } from './io.js';
-import { jsonReporter, textReporter, type Summary } from './render/reporter.js';
-import { count } from '../core/plural.js';
+import { jsonReporter, summaryLine, textReporter, type Summary } from './render/reporter.js';
 
 export interface Display {
-  event(event: RunEvent): void;
+  /** Show `event`; a promise (the UI is due a turn to draw) is awaited before the run goes on. */
+  event(event: RunEvent): Promise<void> | undefined;
   /**
    * The command is done. `report` are the closing lines for people (text and UI); without them the
    * text reporter prints its one-line summary. With the UI this waits until the user quits.
@@ -84,10 +84,12 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
     return {
       // The UI shows what the reporters print: redacted text only.
       event: (event) => {
-        for (const safe of redactor.accept(event)) tui.event(safe);
+        let turn: Promise<void> | undefined;
+        for (const safe of redactor.accept(event)) turn = tui.event(safe) ?? turn;
+        return turn;
       },
       finish: async (summary, report) => {
-        const lines = (report ?? [`${summary.state}: ${count(summary.steps, 'step')}, exit ${summary.exitCode}`]).map((line) => redact.text(line));
+        const lines = (report ?? [summaryLine(summary)]).map((line) => redact.text(line));
         tui.end({ exitCode: summary.exitCode, ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }), report: lines });
         await tui.closed;
         for (const line of lines) out(line);
@@ -97,7 +99,10 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
   }
   const reporter = kind === 'json' ? jsonReporter({ redact }) : textReporter({ quiet: options.quiet ?? false, redact });
   return {
-    event: (event) => reporter.event(event),
+    event: (event) => {
+      reporter.event(event);
+      return undefined;
+    },
     finish: async (summary, report) => {
       if (kind === 'json' || report === undefined) reporter.summary(summary);
       else for (const line of report) out(redact.text(line));

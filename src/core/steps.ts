@@ -12,19 +12,30 @@ export function closesStep(event: RunEvent): boolean {
   return event.type === 'state' || event.type === 'run_end' || event.type === 'checkpoint';
 }
 
-/** How many steps `events` (in order) hold: a step number with nothing but closing events is not one. */
-export function countSteps(events: Iterable<RunEvent>): number {
-  let steps = 0;
-  let step: number | null = null;
-  let closingOnly = true;
-  for (const event of events) {
-    if (event.step !== step) {
-      if (step !== null && !closingOnly) steps++;
+/** Counts steps as events arrive, in order: a step number with nothing but closing events is not one. */
+export class StepCounter {
+  private steps = 0;
+  private step: number | null = null;
+  private closingOnly = true;
+
+  add(event: RunEvent): void {
+    if (event.step !== this.step) {
+      if (this.step !== null && !this.closingOnly) this.steps++;
       // The first step counts whatever it holds: there is none before it to close.
-      closingOnly = step !== null;
-      step = event.step;
+      this.closingOnly = this.step !== null;
+      this.step = event.step;
     }
-    if (!closesStep(event)) closingOnly = false;
+    if (!closesStep(event)) this.closingOnly = false;
   }
-  return step !== null && !closingOnly ? steps + 1 : steps;
+
+  get count(): number {
+    return this.step !== null && !this.closingOnly ? this.steps + 1 : this.steps;
+  }
+}
+
+/** How many steps `events` (in order) hold. */
+export function countSteps(events: Iterable<RunEvent>): number {
+  const counter = new StepCounter();
+  for (const event of events) counter.add(event);
+  return counter.count;
 }

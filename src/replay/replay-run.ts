@@ -27,9 +27,9 @@ import { ReplayClock } from './replay-clock.js';
 import { replayToolHost } from './recorded-tools.js';
 import { replayTools } from './replay-tools.js';
 import type { LoopProgress } from './loop-progress.js';
-import { oneByOne, StepCursor } from './step-cursor.js';
+import { StepCursor } from './step-cursor.js';
 import { tapeInput } from './tape-input.js';
-import type { TapeSource } from './tape-source.js';
+import { sourceBatches, type TapeSource } from './tape-source.js';
 
 export interface ReplayOptions {
   source: TapeSource;
@@ -187,7 +187,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   if (options.speed !== undefined && !(options.speed > 0)) throw new InvalidOptionError(`speed must be a number above 0, got ${options.speed}`);
 
   const state: LoopProgress = { step: 0, exhaustedAt: null, liveCalls: 0 };
-  const batches = source.batches === undefined ? oneByOne(source.events()) : source.batches();
+  const batches = sourceBatches(source);
   const cursor = new StepCursor({ batches: withCurrentDefaults(batches, source.label) });
   held.reading = cursor;
   // The tape's events of a step, for the tape's model, tools and input: each step is loaded (below)

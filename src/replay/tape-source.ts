@@ -8,6 +8,7 @@ import type { CheckedTapes } from '../tape/checked-tapes.js';
 import { runOrDirectory } from '../tape/tape-path.js';
 import { isTapePath, openTapeFile } from '../tape/tape-file.js';
 import type { TapeStore } from '../tape/tape-store.js';
+import { oneByOne } from './step-cursor.js';
 
 export interface TapeSource {
   meta: RunMeta;
@@ -30,4 +31,9 @@ export async function openTapeSource(ref: string, store: () => Promise<TapeStore
   const db = await runOrDirectory(ref, store());
   const meta = await db.resolveRun(ref);
   return { meta, label: meta.id, events: () => db.readEvents(meta.id), batches: () => db.readEventBatches(meta.id) };
+}
+
+/** The source's events a batch at a time: its own batches, or its events as batches of one. */
+export function sourceBatches(source: TapeSource): AsyncIterable<readonly RunEvent[]> {
+  return source.batches?.() ?? oneByOne(source.events());
 }

@@ -56,7 +56,7 @@ describe('openTui', () => {
   it('draws on the alternate screen with mouse reports on, and leaves both with the cursor shown when the user quits', async () => {
     const terminal = fakeTerminal();
     const tui = await openTui({ session: { mode: 'viewing', runId: '01DEMO' }, onCancel: () => undefined, ...terminal, env: { NO_COLOR: '1' } });
-    for (const event of await demoEvents()) tui.event(event);
+    for (const event of await demoEvents()) await tui.event(event);
     tui.end({ exitCode: 0, report: ['done'] });
     await vi.waitFor(() => expect(terminal.written()).toContain('read_file'));
     terminal.press('q');
@@ -76,7 +76,7 @@ describe('openTui', () => {
     const onCancel = vi.fn();
     const tui = await openTui({ session: { mode: 'recording', runId: '01LIVE' }, onCancel, ...terminal, env: {} });
     // An event the UI cannot make sense of (a response without one) makes a component throw.
-    tui.event({ seq: 0, step: 0, t: 0, type: 'llm_response', iteration: 0, attempt: 0, durationMs: 1 } as unknown as RunEvent);
+    await tui.event({ seq: 0, step: 0, t: 0, type: 'llm_response', iteration: 0, attempt: 0, durationMs: 1 } as unknown as RunEvent);
     const error = await tui.closed.then(() => null, (e: unknown) => e as Error & { exitCode: number; hint?: string });
     expect(error?.message).toMatch(/^the terminal UI failed: /);
     expect(error?.message).not.toContain('\n');

@@ -22,7 +22,11 @@ export interface OpenTuiOptions {
 }
 
 export interface Tui {
-  event(event: RunEvent): void;
+  /**
+   * Show `event`. A promise when the UI is due a turn of the event loop to draw (run-feed.ts): the
+   * command awaits it before it goes on.
+   */
+  event(event: RunEvent): Promise<void> | undefined;
   /** The command is done: the UI shows the ending until the user quits. */
   end(ending: RunEnding): void;
   /** Resolves once the user has quit and the terminal is restored; rejects if the UI failed. */
@@ -72,7 +76,10 @@ export async function openTui(options: OpenTuiOptions): Promise<Tui> {
   // The caller awaits `closed` when the command is done; until then a failure must not go unhandled.
   closed.catch(() => undefined);
   return {
-    event: (event) => feed.push(event),
+    event: (event) => {
+      feed.push(event);
+      return feed.turn();
+    },
     end: (ending) => feed.end(ending),
     closed,
     close: async () => {

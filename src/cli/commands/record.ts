@@ -60,56 +60,64 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     const { toolsLeftOut } = prepared;
     // Its reason can quote the sandbox's own output (bwrap's message): one line, no control characters.
     for (const tool of toolsLeftOut) note(printableLine(`agentctl: running without ${tool.name}: ${tool.reason}`));
-    await withStore(options, { create: true }, async (store) => {
-      // The loop's thread first: a synced model reply is waited on as soon as the disk is done.
-      lowerHelperThreads();
-      const recorder = await RunRecorder.start(
-        store,
-        {
-          kind: 'record',
-          source: 'cli',
-          task: options.task,
-          model: config.model,
-          baseUrl: endpoint.recordable,
-          config: { ...prepared.config },
-          seed: config.seed,
-          ...(options.name === undefined ? {} : { name: options.name }),
-        },
-        redact,
-      );
-      if (kind === 'text' && !options.quiet) note(`recording run ${recorder.runId} (workspace ${prepared.workspace})`);
-      let result: LoopResult | undefined;
-      let display: Display | undefined;
-      try {
-        display = await openDisplay(kind, options, {
-          session: { mode: 'recording', runId: recorder.runId, ...(options.name === undefined ? {} : { name: options.name }) },
+    // The display is opened once the run has an id, and outlives the store: the store is closed as
+    // soon as the run is written, while the UI still shows it, so other commands can use it.
+    let display: Display | undefined;
+    let recorded: { runId: string; result: LoopResult; display: Display };
+    try {
+      recorded = await withStore(options, { create: true }, async (store) => {
+        // The loop's thread first: a synced model reply is waited on as soon as the disk is done.
+        lowerHelperThreads();
+        const recorder = await RunRecorder.start(
+          store,
+          {
+            kind: 'record',
+            source: 'cli',
+            task: options.task,
+            model: config.model,
+            baseUrl: endpoint.recordable,
+            config: { ...prepared.config },
+            seed: config.seed,
+            ...(options.name === undefined ? {} : { name: options.name }),
+          },
           redact,
-          onCancel: sigint.cancel,
-        });
-        const loop = runLoop({ task: options.task, config: prepared.config, toolsLeftOut }, prepared.deps);
+        );
+        if (kind === 'text' && !options.quiet) note(`recording run ${recorder.runId} (workspace ${prepared.workspace})`);
+        let result: LoopResult | undefined;
         try {
-          for (let next = await loop.next(); ; next = await loop.next()) {
-            if (next.done) {
-              result = next.value;
-              break;
+          const shown = (display = await openDisplay(kind, options, {
+            session: { mode: 'recording', runId: recorder.runId, ...(options.name === undefined ? {} : { name: options.name }) },
+            redact,
+            onCancel: sigint.cancel,
+          }));
+          const loop = runLoop({ task: options.task, config: prepared.config, toolsLeftOut }, prepared.deps);
+          try {
+            for (let next = await loop.next(); ; next = await loop.next()) {
+              if (next.done) {
+                result = next.value;
+                break;
+              }
+              // Written (durably, for responses) before the loop is resumed to act on the event.
+              await recorder.write(next.value);
+              const turn = shown.event(next.value);
+              if (turn !== undefined) await turn;
             }
-            // Written (durably, for responses) before the loop is resumed to act on the event.
-            await recorder.write(next.value);
-            display.event(next.value);
+          } finally {
+            // A write or the display failed: the loop is ended too (its model call in flight aborted, its deadline timer cleared).
+            if (result === undefined) await loop.return(undefined as never);
           }
+          return { runId: recorder.runId, result, display: shown };
         } finally {
-          // A write or the display failed: the loop is ended too (its model call in flight aborted, its deadline timer cleared).
-          if (result === undefined) await loop.return(undefined as never);
+          await recorder.finish(result === undefined ? null : { finalState: result.state, totals: result.totals });
         }
-      } catch (error) {
-        await display?.dispose();
-        throw error;
-      } finally {
-        await recorder.finish(result === undefined ? null : { finalState: result.state, totals: result.totals });
-      }
-      process.exitCode = result.exitCode;
-      await display.finish({ runId: recorder.runId, state: result.state, steps: result.totals.steps, exitCode: result.exitCode });
-    });
+      });
+    } catch (error) {
+      await display?.dispose();
+      throw error;
+    }
+    const { runId, result } = recorded;
+    process.exitCode = result.exitCode;
+    await recorded.display.finish({ runId, state: result.state, steps: result.totals.steps, exitCode: result.exitCode });
   } finally {
     sigint.dispose();
     input?.close();

@@ -59,6 +59,11 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
   let store: TapeStore | undefined;
   const storeNow = async (): Promise<TapeStore> =>
     (store ??= await openStore(storeDir(options.store), options.save ? { create: isTapePath(ref) } : { readOnly: true }));
+  const closeStore = async (): Promise<void> => {
+    const open = store;
+    store = undefined;
+    await open?.close();
+  };
   const sigint = abortOnSigint();
   try {
     const source = await openTapeSource(ref, storeNow, checkedTapes());
@@ -93,47 +98,51 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
     let result: ReplayResult | undefined;
     let display: Display | undefined;
     try {
-      display = await openDisplay(kind, options, {
-        session: {
-          mode: (options.set?.length ?? 0) > 0 ? 'what-if' : 'replaying',
-          runId: source.meta.id,
-          ...(source.meta.name === undefined ? {} : { name: source.meta.name }),
-          ...(source.label === source.meta.id ? {} : { source: source.label }),
-          patched: [...patches.keys()],
-        },
-        redact,
-        onCancel: sigint.cancel,
-      });
-      const shown = display;
-      const saveAndShow = async (event: RunEvent): Promise<void> => {
-        if (recorder === undefined && event.type === 'run_start') {
-          const { RunRecorder } = await import('../../tape/run-recorder.js');
-          recorder = await RunRecorder.start(
-            await storeNow(),
-            {
-              kind: 'replay',
-              source: 'cli',
-              parentId: source.meta.id,
-              task: event.task,
-              model: event.model,
-              config: event.config,
-              seed: event.seed,
-              ...(source.meta.baseUrl === undefined ? {} : { baseUrl: source.meta.baseUrl }),
-            },
-            redact,
-          );
-        }
-        await recorder?.write(event);
-        shown.event(event);
-      };
-      // Each event is saved (when saving) before the replay goes on, then shown. Without saving
-      // nothing here waits, so no event costs a promise.
-      result = await replayEach(replayOptions, options.save ? saveAndShow : (event) => shown.event(event));
+      try {
+        display = await openDisplay(kind, options, {
+          session: {
+            mode: (options.set?.length ?? 0) > 0 ? 'what-if' : 'replaying',
+            runId: source.meta.id,
+            ...(source.meta.name === undefined ? {} : { name: source.meta.name }),
+            ...(source.label === source.meta.id ? {} : { source: source.label }),
+            patched: [...patches.keys()],
+          },
+          redact,
+          onCancel: sigint.cancel,
+        });
+        const shown = display;
+        const saveAndShow = async (event: RunEvent): Promise<void> => {
+          if (recorder === undefined && event.type === 'run_start') {
+            const { RunRecorder } = await import('../../tape/run-recorder.js');
+            recorder = await RunRecorder.start(
+              await storeNow(),
+              {
+                kind: 'replay',
+                source: 'cli',
+                parentId: source.meta.id,
+                task: event.task,
+                model: event.model,
+                config: event.config,
+                seed: event.seed,
+                ...(source.meta.baseUrl === undefined ? {} : { baseUrl: source.meta.baseUrl }),
+              },
+              redact,
+            );
+          }
+          await recorder?.write(event);
+          await shown.event(event);
+        };
+        // Each event is saved (when saving) before the replay goes on, then shown. Without saving an
+        // event costs a promise only when the UI is due a turn to draw (display.ts).
+        result = await replayEach(replayOptions, options.save ? saveAndShow : (event) => shown.event(event));
+      } finally {
+        await recorder?.finish(result?.state == null || result.totals === null ? null : { finalState: result.state, totals: result.totals });
+      }
+      // The run is saved: the store is released now, while the UI still shows the replay.
+      await closeStore();
     } catch (error) {
       await display?.dispose();
       throw error;
-    } finally {
-      await recorder?.finish(result?.state == null || result.totals === null ? null : { finalState: result.state, totals: result.totals });
     }
 
     const runId = recorder?.runId ?? null;
@@ -154,7 +163,7 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
     await display.finish(summary, replayReport({ ...result, exitCode }, runId));
   } finally {
     sigint.dispose();
-    await store?.close();
+    await closeStore();
   }
 }
 

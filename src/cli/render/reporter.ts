@@ -56,9 +56,12 @@ export function textReporter(options: { quiet?: boolean; redact?: Redactor } = {
       const line = eventLine(event);
       if (line !== null) write(`${redact.text(line)}\n`);
     },
-    summary: (summary) => {
-      const run = summary.runId === null ? '' : ` (run ${summary.runId})`;
-      write(`${summary.state}${run}: ${count(summary.steps, 'step')}, exit ${summary.exitCode}\n`);
-    },
+    summary: (summary) => write(`${summaryLine(summary)}\n`),
   };
+}
+
+/** The closing line for people, with or without the UI: `COMPLETED (run 01…): 5 steps, exit 0`. */
+export function summaryLine(summary: Summary): string {
+  const run = summary.runId === null ? '' : ` (run ${summary.runId})`;
+  return `${summary.state}${run}: ${count(summary.steps, 'step')}, exit ${summary.exitCode}`;
 }

@@ -264,6 +264,22 @@ describe('App', () => {
     check(await frameWhere(app, (f) => stripAnsi(f).split('\n').some((line) => stringWidth(line) > 80)), 120, 40);
   });
 
+  it('shows the steps read so far with "reading tape… N steps", then the whole run once it is in', async () => {
+    const feed = new RunFeed();
+    const app = mount({ feed });
+    const step2 = events.findIndex((e) => e.step === 2);
+    for (const event of events.slice(0, step2)) feed.push(event);
+    const reading = stripAnsi(await frameWhere(app, (f) => f.includes('reading tape… 2 steps')));
+    expect(selectedLine(reading)).toMatch(/▶\s+0 /);
+    expect(reading).toContain('Steps (2)');
+    for (const event of events.slice(step2)) feed.push(event);
+    feed.end({ exitCode: 0, report: ['viewed'] });
+    const all = stripAnsi(await frameWhere(app, (f) => f.includes('ended ERROR')));
+    expect(all).not.toContain('reading tape');
+    expect(all).toContain('Steps (5)');
+    expect(selectedLine(all)).toMatch(/▶\s+0 /);
+  });
+
   it('quits at once when the run is over, and stops a live run first', async () => {
     const onQuit = vi.fn();
     const ended = mount({ onQuit });

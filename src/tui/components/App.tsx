@@ -3,7 +3,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, type ReactElement 
 import type { RunFeed } from '../run-feed.js';
 import type { StepOutput } from '../step-output.js';
 import { searchPattern, visibleRows } from '../state/filters.js';
-import { headerLines } from '../state/header-lines.js';
+import { headerLines, LASTING_WAIT_MS } from '../state/header-lines.js';
 import { helpLines } from '../state/help-lines.js';
 import { layoutFor, type TerminalSize } from '../state/layout.js';
 import type { RunModel, SessionInfo } from '../state/run-model.js';
@@ -75,7 +75,8 @@ export function App({ feed, session, size: fixedSize, onQuit, onCancel, output, 
     if (view.quitting && model.ending !== null) onQuit();
   }, [view.quitting, model.ending, onQuit]);
 
-  const waitedMs = useElapsed(model.waitingSince, model.waiting !== null && model.ending === null);
+  // A recorded run (view) waits for nothing; a replay's waits show once they last (header-lines.ts).
+  const waitedMs = useElapsed(model.waitingSince, model.waiting !== null && model.ending === null && session.mode !== 'viewing', session.mode === 'recording' ? 0 : LASTING_WAIT_MS);
   const layout = layoutFor(view.size);
   const visible = useMemo(() => visibleRows(model.rows, view.filter), [model.rows, view.filter]);
   const detail = selectedDetail(state);

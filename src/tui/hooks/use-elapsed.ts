@@ -1,19 +1,27 @@
 import { useEffect, useState } from 'react';
 
 /**
- * Milliseconds since `key` last changed, ticking while `active`: how long the run has been waiting
- * for the model or a tool. Wall-clock time for the eyes only; the run itself never reads it.
+ * Milliseconds since `key` last changed, ticking (every 100 ms) while `active` once `after` ms have
+ * passed: how long the run has been waiting for the model or a tool. Nothing ticks before `after`,
+ * so waits that end sooner — a replay answered from its tape, thousands a second — cost no frame.
+ * Wall-clock time for the eyes only; the run itself never reads it.
  */
-export function useElapsed(key: number, active: boolean): number {
-  const [since, setSince] = useState(() => performance.now());
-  const [now, setNow] = useState(since);
+export function useElapsed(key: number, active: boolean, after = 0): number {
+  const [elapsed, setElapsed] = useState(0);
   useEffect(() => {
-    const start = performance.now();
-    setSince(start);
-    setNow(start);
+    setElapsed(0);
     if (!active) return undefined;
-    const timer = setInterval(() => setNow(performance.now()), 100);
-    return () => clearInterval(timer);
-  }, [key, active]);
-  return Math.max(0, now - since);
+    const start = performance.now();
+    const tick = (): void => setElapsed(performance.now() - start);
+    let ticking: NodeJS.Timeout | undefined;
+    const first = setTimeout(() => {
+      tick();
+      ticking = setInterval(tick, 100);
+    }, after === 0 ? 100 : after);
+    return () => {
+      clearTimeout(first);
+      clearInterval(ticking);
+    };
+  }, [key, active, after]);
+  return elapsed;
 }

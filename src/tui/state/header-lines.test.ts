@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../core/events.js';
 import { demoEvents } from '../test-support/demo-events.js';
 import { headerLines } from './header-lines.js';
-import { addEvents, emptyModel } from './run-model.js';
+import { addEvents, emptyModel, type TuiMode } from './run-model.js';
 
 function firstLine(config: Record<string, unknown>): string {
   const start: RunEvent = { type: 'run_start', seq: 0, step: 0, t: 0, task: 'probe', model: 'gpt-test', seed: 0, config };
@@ -41,5 +41,31 @@ describe('the header’s step line', () => {
     const budgeted = (event: RunEvent): RunEvent =>
       event.type === 'run_start' ? { ...event, config: { ...event.config, limits: { ...(event.config['limits'] as object), tokenBudget: 1000, costLimit: 0.5 } } } : event;
     expect(await lineFor(1, 'viewing', budgeted)).toBe('step 1 (2 of 5) · tokens 70 in/20 out $0.0000 · run 697/1000 [███████░░░] $0.0000/$0.5 [░░░░░░░░░░]');
+  });
+});
+
+describe('the header’s status line while a run comes in', () => {
+  const start: RunEvent = { type: 'run_start', seq: 0, step: 0, t: 0, task: 'probe', model: 'gpt-test', seed: 0, config: {} };
+  const call: RunEvent = { type: 'tool_call', seq: 1, step: 0, t: 0, callId: 'c1', tool: 'read_file', arguments: '{}', key: 'k' } as RunEvent;
+  const next: RunEvent = { type: 'llm_request', seq: 2, step: 1, t: 0, iteration: 1, attempt: 0, hash: 'h', append: [] } as unknown as RunEvent;
+  const status = (mode: TuiMode, events: RunEvent[], waitedMs = 0): string => {
+    const model = addEvents(emptyModel({ mode, runId: '01M80BD0DH1T99S5EY9167MAX2' }), events);
+    return headerLines(model, { selected: 0, waitedMs, quitting: false })[3]?.text ?? '';
+  };
+
+  it('view: how many steps of the tape are read so far', () => {
+    expect(status('viewing', [start])).toBe('reading tape… 1 step');
+    expect(status('viewing', [start, call, next])).toBe('reading tape… 2 steps');
+  });
+
+  it('replay: how many steps are replayed so far; a wait once it lasts (a live call, --speed)', () => {
+    expect(status('replaying', [start, call, next])).toBe('replaying… 2 steps');
+    expect(status('what-if', [start, call])).toBe('replaying… 1 step');
+    expect(status('replaying', [start, call], 999)).toBe('replaying… 1 step');
+    expect(status('replaying', [start, call], 1000)).toMatch(/^\S running read_file · 1\.0 s$/);
+  });
+
+  it('record: what the live run is waiting for, at once', () => {
+    expect(status('recording', [start, call])).toMatch(/^\S running read_file · 0\.0 s$/);
   });
 });

@@ -21,6 +21,9 @@ const MODE_LABELS: Readonly<Record<TuiMode, string>> = {
   'what-if': 'WHAT-IF',
 };
 
+/** A replay's wait is shown once it has lasted this long: the tape answers at once, a live call does not. */
+export const LASTING_WAIT_MS = 1000;
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface HeaderContext {
@@ -66,6 +69,10 @@ function status(model: RunModel, context: HeaderContext): HeaderLine {
     return { text: `${how}${verdict} · exit ${ending.exitCode} · q quits${reason}`, tone: ending.exitCode === 0 ? 'allow' : 'error' };
   }
   if (context.quitting) return { text: 'stopping the run…', tone: 'warn' };
+  // Until a recorded run is all in, how far it has got; a replay's wait shows once it lasts (a live call, --speed).
+  const steps = `${model.rows.length} step${model.rows.length === 1 ? '' : 's'}`;
+  if (model.session.mode === 'viewing') return { text: `reading tape… ${steps}`, tone: 'dim' };
+  if (model.session.mode !== 'recording' && (model.waiting === null || context.waitedMs < LASTING_WAIT_MS)) return { text: `replaying… ${steps}`, tone: 'dim' };
   const spin = SPINNER[Math.floor(context.waitedMs / 100) % SPINNER.length] ?? '';
   const waited = `${(context.waitedMs / 1000).toFixed(1)} s`;
   const waiting = model.waiting;
