@@ -5,7 +5,7 @@
  * a pipe forever. Each is said in one `agentctl: …` line before anything runs, or reported per tape.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,9 +141,12 @@ describe('where the reporters write', () => {
     const text = await ci(['tapes'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
     expect(text.code, text.stderr).toBe(0);
     expect(existsSync(summary)).toBe(true);
-    const json = await ci(['tapes', '--reporter', 'json'], { GITHUB_ACTIONS: 'true' });
-    expect(json.code, json.stderr).toBe(0);
-    expect((JSON.parse(json.stdout) as { totals: { passed: number } }).totals.passed).toBe(1);
+    // A tape that fails: github would annotate it, on standard output, in the middle of the document.
+    await mkdir(join(dir, 'broken'));
+    await writeFile(join(dir, 'broken', 'corrupt.tape.jsonl'), 'not a tape\n');
+    const json = await ci(['broken', '--reporter', 'json'], { GITHUB_ACTIONS: 'true' });
+    expect(json.code, json.stderr).toBe(9);
+    expect((JSON.parse(json.stdout) as { totals: { invalid: number } }).totals.invalid).toBe(1);
   });
 
   it('the same file twice is refused, however it is spelled', async () => {
