@@ -51,8 +51,7 @@ export function parseReporters(given: readonly string[], options: GlobalOptions,
 /** Standard output taken by one document (or by text and github lines), and no file written twice. */
 function checkDestinations(targets: readonly ReporterTarget[], env: NodeJS.ProcessEnv): void {
   const onStdout = targets.filter((t) => t.file === undefined).map((t) => t.name);
-  const lines = onStdout.every((name) => LINE_REPORTERS.includes(name)) && new Set(onStdout).size === onStdout.length;
-  if (onStdout.length > 1 && !lines) {
+  if (onStdout.length > 1 && !onStdout.every((name) => LINE_REPORTERS.includes(name))) {
     throw new UsageError(`--reporter ${onStdout.join(' and --reporter ')} cannot share standard output: what they wrote together could not be read`, {
       hint: `give all but one a file, e.g. --reporter ${onStdout.find((name) => !LINE_REPORTERS.includes(name)) ?? onStdout[0] ?? 'json'}:report`,
     });

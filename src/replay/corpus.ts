@@ -113,8 +113,8 @@ export function parseShard(text: string): Shard {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  // Beyond 2^53 two counts read as one number: such a shard would not be the one asked for.
-  if (match === null || !Number.isSafeInteger(count) || !Number.isSafeInteger(index) || count < 1 || index < 1 || index > count) {
+  // Beyond 2^53 two counts read as one number: such a shard would not be the one asked for (i ≤ n bounds i).
+  if (match === null || !Number.isSafeInteger(count) || count < 1 || index < 1 || index > count) {
     throw new UsageError(`bad --shard '${quotedInput(text)}': expected i/n with 1 ≤ i ≤ n, whole numbers below 2^53, e.g. 1/3`);
   }
   return { index, count };
