@@ -152,7 +152,7 @@ export function buildProgram(): Command {
     // Optional to commander, which would otherwise refuse `ci --bail tapes/` before --bail gives the path back: ci.ts asks for one itself.
     .argument('[paths...]', 'tape files, or directories searched for *.tape.jsonl[.gz]')
     .usage('[options] <paths...>')
-    .option('--reporter <name[:file]>', 'text, json, junit or github, to standard output or a file (repeatable; default text, plus github under GitHub Actions)', collect)
+    .option('--reporter <name[:file]>', 'text, json, junit or github, to standard output (or NAME:-) or a file (repeatable, one document per destination; default text, plus github under GitHub Actions)', collect)
     .option('-t, --filter <pattern>', 'run only the tapes whose path matches this regular expression (anywhere in it, RE2 syntax)')
     .option('--shard <i/n>', 'run only shard i of n (1-based; even shards, a stable split by tape path)')
     .option('--concurrency <n>', 'tapes replayed at once (default: the number of cores)')

@@ -34,3 +34,17 @@ export function printable(text: string): string {
 export function printableJson(value: unknown): string {
   return JSON.stringify(value).replace(RAW_IN_JSON, escaped);
 }
+
+/** The most of a user's own input (a pattern, a path, a flag's value) a message quotes back. */
+const QUOTED_MAX = 80;
+
+/**
+ * A user's input quoted back in a message, on one line, and cut short past `max` characters with
+ * how long it was: a pasted blob must not flood the terminal with its own error.
+ */
+export function quotedInput(text: string, max = QUOTED_MAX): string {
+  const line = printableLine(text);
+  if (line.length <= max) return line;
+  // By code points, so that no surrogate pair is cut in half.
+  return `${Array.from(line.slice(0, max)).slice(0, max - 1).join('')}… (${text.length} characters)`;
+}

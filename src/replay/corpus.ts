@@ -1,6 +1,7 @@
 /**
  * A corpus of golden tapes: the `*.tape.jsonl[.gz]` files under the paths given (directories
- * searched recursively), in a stable order, and the shard each belongs to. Shards are even — their
+ * searched recursively, symbolic links to files followed, links to directories never entered, so no
+ * walk can go round a cycle), in a stable order, and the shard each belongs to. Shards are even — their
  * sizes differ by one at most, as a CI matrix wants its machines equally busy — and depend only on
  * the tapes' relative paths: the tapes, ordered by a hash of their path, are cut into `count`
  * consecutive runs. Ordering by the hash spreads a directory's tapes over the shards; cutting into
@@ -8,9 +9,12 @@
  * across each cut.
  */
 import { createHash } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { NotFoundError, UsageError } from '../core/errors.js';
+import { readFailure } from '../core/fs-failure.js';
+import { quotedInput } from '../core/terminal-text.js';
 import { compileUntrustedPattern } from '../core/untrusted-pattern.js';
 
 export interface CorpusTape {
@@ -18,6 +22,12 @@ export interface CorpusTape {
   path: string;
   /** Path relative to the working directory, with `/` separators: the tape's name in reports. */
   relativePath: string;
+  /**
+   * Found in a directory under a tape's name but no regular file (a named pipe, a socket, a link to
+   * nothing or to a directory): why it is no tape. Reported invalid, never opened — a named pipe
+   * would wait for a writer.
+   */
+  notAFile?: string;
 }
 
 export interface Shard {
@@ -39,24 +49,47 @@ export async function findTapes(paths: readonly string[], cwd = process.cwd()): 
     try {
       info = await stat(absolute);
     } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') throw new NotFoundError(`no such file or directory: ${given}`);
-      throw error;
+      if ((error as { code?: string }).code === 'ENOENT') throw new NotFoundError(`no such file or directory: ${quotedInput(given)}`);
+      throw readFailure(quotedInput(given), error);
     }
-    const files = info.isDirectory() ? await tapesUnder(absolute) : [absolute];
-    for (const file of files) found.set(file, { path: file, relativePath: relative(cwd, file).split(sep).join('/') });
+    const files: Found[] = info.isDirectory() ? await tapesUnder(absolute) : [{ path: absolute }];
+    for (const file of files) found.set(file.path, { ...file, relativePath: relative(cwd, file.path).split(sep).join('/') });
   }
   return [...found.values()].sort((a, b) => compare(a.relativePath, b.relativePath));
 }
 
-async function tapesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
+type Found = Omit<CorpusTape, 'relativePath'>;
+
+/**
+ * The entries under `dir` with a tape's name. A directory is searched (an entry of readdir is a link
+ * or a directory, never both, so a link to a directory is not followed); anything else with a
+ * tape's name is kept, so that none is left out unsaid.
+ */
+async function tapesUnder(dir: string): Promise<Found[]> {
+  const out: Found[] = [];
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...(await tapesUnder(path)));
-    else if (entry.isFile() && TAPE_NAME.test(entry.name)) out.push(path);
+    else if (TAPE_NAME.test(entry.name)) {
+      const why = await whyNotAFile(entry, path);
+      out.push(why === undefined ? { path } : { path, notAFile: why });
+    }
   }
   return out;
+}
+
+/** Nothing for a regular file or a link to one; else what the entry is instead. */
+async function whyNotAFile(entry: Dirent, path: string): Promise<string | undefined> {
+  if (entry.isFile()) return undefined;
+  if (!entry.isSymbolicLink()) return 'not a file';
+  try {
+    const target = await stat(path);
+    if (target.isFile()) return undefined;
+    return target.isDirectory() ? 'not a file: a link to a directory' : 'not a file';
+  } catch {
+    return 'not a file: a link to nothing';
+  }
 }
 
 /**
@@ -70,18 +103,19 @@ export function matchingTapes(tapes: readonly CorpusTape[], pattern: string): Co
     compiled = compileUntrustedPattern(pattern);
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    throw new UsageError(`bad --filter pattern '${pattern}': ${error.message}`);
+    throw new UsageError(`bad --filter pattern '${quotedInput(pattern)}': ${quotedInput(error.message)}`);
   }
   return tapes.filter((tape) => compiled.test(tape.relativePath));
 }
 
-/** `--shard i/n`: 1 ≤ i ≤ n. Anything else is a usage error. */
+/** `--shard i/n`: 1 ≤ i ≤ n, safe integers. Anything else is a usage error. */
 export function parseShard(text: string): Shard {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  if (match === null || count < 1 || index < 1 || index > count) {
-    throw new UsageError(`bad --shard '${text}': expected i/n with 1 ≤ i ≤ n, e.g. 1/3`);
+  // Beyond 2^53 two counts read as one number: such a shard would not be the one asked for (i ≤ n bounds i).
+  if (match === null || !Number.isSafeInteger(count) || count < 1 || index < 1 || index > count) {
+    throw new UsageError(`bad --shard '${quotedInput(text)}': expected i/n with 1 ≤ i ≤ n, whole numbers below 2^53, e.g. 1/3`);
   }
   return { index, count };
 }

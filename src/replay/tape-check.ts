@@ -87,6 +87,8 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
   const done = (result: Omit<TapeResult, 'tape' | 'durationMs'>): TapeResult => ({ tape, durationMs: now() - started, ...result });
   let meta: RunMeta | undefined;
   try {
+    // Never opened: a named pipe would wait for a writer.
+    if (tape.notAFile !== undefined) throw new TapeFormatError(tape.notAFile, { file: tape.path });
     const file = await openTapeFile(tape.path, { checked: options.checked ?? null });
     meta = file.meta;
     const name = meta.name ?? meta.task;

@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { applyOverrides, parseConfig } from '../../agent/load-config.js';
 import { UsageError } from '../../core/errors.js';
-import { printableLine } from '../../core/terminal-text.js';
+import { printableLine, quotedInput } from '../../core/terminal-text.js';
 import { isFailure, runCi } from '../../replay/ci-run.js';
 import { findTapes, inShard, matchingTapes, parseShard } from '../../replay/corpus.js';
 import { checkReporterFiles, emit, parseReporters } from '../ci-reporters.js';
@@ -52,11 +52,11 @@ export async function runCiCommand(given: readonly string[], options: CiCommandO
 
   const corpus = await findTapes(paths);
   if (corpus.length === 0) {
-    throw new UsageError(`no tapes found in ${paths.join(', ')}`, { hint: 'ci replays *.tape.jsonl and *.tape.jsonl.gz files; export runs with agentctl export <run> -o tapes/<name>.tape.jsonl' });
+    throw new UsageError(`no tapes found in ${shownPaths(paths)}`, { hint: 'ci replays *.tape.jsonl and *.tape.jsonl.gz files; export runs with agentctl export <run> -o tapes/<name>.tape.jsonl' });
   }
   const chosen = options.filter === undefined ? corpus : matchingTapes(corpus, options.filter);
   if (chosen.length === 0) {
-    throw new UsageError(`no tape's path matches --filter '${options.filter ?? ''}' (of ${corpus.length} in ${paths.join(', ')})`, {
+    throw new UsageError(`no tape's path matches --filter '${quotedInput(options.filter ?? '')}' (of ${corpus.length} in ${shownPaths(paths)})`, {
       hint: 'the pattern is a regular expression matched anywhere in a tape\'s path, e.g. -t login or -t \'^tapes/auth/\'',
     });
   }
@@ -106,16 +106,23 @@ export async function runCiCommand(given: readonly string[], options: CiCommandO
   process.exitCode = report.exitCode;
 }
 
+/** The paths as a message names them, each clipped: a pasted blob must not fill the terminal. */
+const shownPaths = (paths: readonly string[]): string => paths.map((path) => quotedInput(path)).join(', ');
+
+/** A word that reads as a number (`-1`, `1.5`, `2e3`): after --bail, a count, never a path. */
+const NUMBER_LIKE = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
 /**
  * The paths, and after how many failures to stop (`--bail [n]`, or its older spelling
  * `--max-failures n`). `--bail` takes the word after it when that is no option, so in `ci --bail
- * tapes/` it has taken a path: a value that is not a whole number is given back to the paths.
+ * tapes/` it has taken a path: a word that does not read as a number is given back to the paths,
+ * and one that does must be a count (a path named `-1` is `./-1`).
  */
 function pathsAndBail(given: readonly string[], options: CiCommandOptions): { paths: string[]; bail: number | undefined } {
   const paths = [...given];
   let bail: number | undefined;
   if (options.bail !== undefined && options.bail !== false) {
-    if (options.bail === true || !/^\d+$/.test(options.bail)) {
+    if (options.bail === true || !NUMBER_LIKE.test(options.bail)) {
       if (typeof options.bail === 'string') paths.unshift(options.bail);
       bail = 1;
     } else {
@@ -127,6 +134,8 @@ function pathsAndBail(given: readonly string[], options: CiCommandOptions): { pa
     bail = positiveInteger('--max-failures', options.maxFailures);
   }
   if (paths.length === 0) throw new UsageError('no tapes given: agentctl ci <files|dirs>...', { hint: 'e.g. agentctl ci tapes/' });
+  // Resolved, '' would be the working directory: a variable left empty must not replay all that is under it.
+  if (paths.includes('')) throw new UsageError('an empty path: give a tape file or a directory of tapes', { hint: 'for the working directory, say so: agentctl ci .' });
   return { paths, bail };
 }
 
@@ -147,6 +156,7 @@ function updateNote(options: CiCommandOptions): string {
 }
 
 function positiveInteger(flag: string, value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${quotedInput(value)}'`);
+  if (!Number.isSafeInteger(Number(value))) throw new UsageError(`${flag} must be below 2^53, got '${quotedInput(value)}'`);
   return Number(value);
 }
