@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { InvalidOptionError, NotFoundError } from '../core/errors.js';
 import { readInputFile } from '../core/input-file.js';
 import type { AssistantMessage } from '../core/messages.js';
-import { MAX_RECORDED_BODY } from '../llm/transport/http-reply.js';
+import { MAX_RECORDED_BODY } from '../llm/transport/recorded-sizes.js';
 
 /** Checks a patch file's JSON and makes it an assistant message (patches.ts: `patchMessage`). */
 export type ToMessage = (value: unknown, iteration: number, label: string) => AssistantMessage;
