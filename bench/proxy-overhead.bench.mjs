@@ -11,18 +11,23 @@
 // a child process, ready when its JSON line (the URL) is on standard output. It records every call
 // onto the run (each reply synced before the client has its end: src/tape/run-recorder.ts).
 //
+// Beside it, for context, a second proxy in passthrough mode (`--mode passthrough`: the same HTTP
+// plumbing, nothing recorded), so the figure splits into what relaying costs and what recording adds.
+//
 // The client is node:http with a keep-alive agent (as an SDK keeps its connections), and each call
 // is timed from the request's start to the first byte of the body (first byte) and to its end
 // (whole answer). Every request is distinct (its question is numbered), as an agent's are.
-//   - 1 stream: ONE_CALLS calls each way, direct and proxied alternately, one at a time.
+//   - 1 stream: ONE_CALLS calls each way, direct, recording proxy and passthrough proxy in turn,
+//     one at a time. Also each proxy's CPU time (user + system, /proc/<pid>/stat) over these calls,
+//     per call: a figure the machine's load moves much less than the latencies.
 //   - 50 streams: CONCURRENT workers, each making calls back to back; rounds of CONCURRENT ×
 //     PER_WORKER calls, direct and proxied alternately, CONCURRENT_CALLS calls each way.
 // Alternating spreads whatever else the machine does over both alike; the figure is the difference
 // (proxied − direct) and the ratio, at p50 and p99, within this run.
 //
-// Memory: the proxy's resident set (VmRSS in /proc/<pid>/status) after WARMUP calls through it and
-// again once RSS_CALLS calls have gone through it (more calls are made, one stream, if the
-// measurements did not reach it).
+// Memory: the recording proxy's resident set (VmRSS in /proc/<pid>/status) after the warm-up, after
+// the 1-stream calls, after the 50-stream calls (its high-water mark), and once RSS_CALLS calls have
+// gone through it (more calls are made, one stream, if the measurements did not reach it).
 //
 // Replay: the proxy is stopped (SIGINT: the run completes), and `agentctl proxy --replay bench`
 // serves the recorded run; ONE_CALLS calls, one at a time, alternately straight to the server and
@@ -122,6 +127,13 @@ function stopProxy({ child, stderr }) {
   });
 }
 
+/** CPU time (user + system) the process has used so far, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
 function rssKb(pid) {
   const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match === null ? NaN : Number(match[1]);
@@ -180,8 +192,10 @@ const server = await startServer();
 const upstream = `http://127.0.0.1:${server.address().port}/v1`;
 const store = join(dir, 'store');
 let proxy;
+let passthrough;
 try {
   proxy = await startProxy(['--record', 'bench', '--upstream', upstream, '--store', store]);
+  passthrough = await startProxy(['--mode', 'passthrough', '--upstream', upstream]);
   let question = 0;
   const next = () => question++;
   let proxied = 0;
@@ -195,15 +209,26 @@ try {
   proxied = WARMUP / 2 + CONCURRENT;
   const rssWarm = { calls: proxied, kb: rssKb(proxy.child.pid) };
 
+  for (let i = 0; i < WARMUP / 2; i++) await call(passthrough.url, next());
   const one = { direct: [], proxy: [] };
+  const forward = { direct: one.direct, proxy: [] };
   /** The questions asked through the recording proxy one at a time: the replay asks them again. */
   const oneAsked = [];
+  const cpuBefore = { record: cpuMs(proxy.child.pid), passthrough: cpuMs(passthrough.child.pid) };
   for (let i = 0; i < ONE_CALLS; i++) {
     one.direct.push(await call(upstream, next()));
     oneAsked.push(next());
     one.proxy.push(await call(proxy.url, oneAsked.at(-1)));
+    forward.proxy.push(await call(passthrough.url, next()));
   }
+  const cpu = {
+    record: (cpuMs(proxy.child.pid) - cpuBefore.record) / ONE_CALLS,
+    passthrough: (cpuMs(passthrough.child.pid) - cpuBefore.passthrough) / ONE_CALLS,
+  };
+  await stopProxy(passthrough);
+  passthrough = undefined;
   proxied += ONE_CALLS;
+  const rssOne = { calls: proxied, kb: rssKb(proxy.child.pid) };
 
   const many = { direct: [], proxy: [] };
   for (let done = 0; done < CONCURRENT_CALLS; done += CONCURRENT * PER_WORKER) {
@@ -223,23 +248,26 @@ try {
   // Replay: the recorded run served by a new proxy; it holds every question the proxy was asked.
   proxy = await startProxy(['--replay', 'bench', '--store', store]);
   const replay = { direct: [], proxy: [] };
+  const replayCpuBefore = cpuMs(proxy.child.pid);
   for (const n of oneAsked) {
     replay.direct.push(await call(upstream, next()));
     replay.proxy.push(await call(proxy.url, n));
   }
+  cpu.replay = (cpuMs(proxy.child.pid) - replayCpuBefore) / oneAsked.length;
   const rssReplay = rssKb(proxy.child.pid);
   const replayLines = (await stopProxy(proxy)).trim().split('\n');
   proxy = undefined;
 
-  report({ one, many, replay, rss: [rssWarm, rssMid, rssEnd], rssReplay, recordLines, replayLines });
+  report({ one, forward, cpu, many, replay, rss: [rssWarm, rssOne, rssMid, rssEnd], rssReplay, recordLines, replayLines });
 } finally {
   if (proxy !== undefined) proxy.child.kill('SIGKILL');
+  if (passthrough !== undefined) passthrough.child.kill('SIGKILL');
   agent.destroy();
   await new Promise((resolve) => server.close(resolve));
   await rm(dir, { recursive: true, force: true });
 }
 
-function report({ one, many, replay, rss, rssReplay, recordLines, replayLines }) {
+function report({ one, forward, cpu, many, replay, rss, rssReplay, recordLines, replayLines }) {
   const fmt = (n) => n.toFixed(3);
   const round = (n) => Number(n.toFixed(3));
   const stats = (times, key) => {
@@ -267,13 +295,15 @@ function report({ one, many, replay, rss, rssReplay, recordLines, replayLines })
     }
   };
   section('1 stream, record', one, ['first', 'whole']);
+  section('1 stream, passthrough', forward, ['first', 'whole']);
   section(`${CONCURRENT} streams, record`, many, ['first', 'whole']);
   section('1 stream, replay', replay, ['first', 'whole']);
   console.log(`proxy overhead on a streamed chat completion (${CHUNKS} server-sent events), node ${process.version}; ms`);
   console.log(`  ${one.proxy.length} calls each way one at a time, ${many.proxy.length} each way ${CONCURRENT} at a time, ${replay.proxy.length} replayed`);
   for (const row of rows) console.log(row);
-  const [warm, mid, end] = rss;
-  console.log(`  proxy RSS: ${(warm.kb / 1024).toFixed(1)} MB after ${warm.calls} calls, ${(mid.kb / 1024).toFixed(1)} MB after ${mid.calls}, ${(end.kb / 1024).toFixed(1)} MB after ${end.calls}; replaying ${(rssReplay / 1024).toFixed(1)} MB`);
+  const [warm, one1, mid, end] = rss;
+  console.log(`  proxy CPU per call, 1 stream (user + system): recording ${fmt(cpu.record)} ms, passthrough ${fmt(cpu.passthrough)} ms, replaying ${fmt(cpu.replay)} ms`);
+  console.log(`  proxy RSS: ${(warm.kb / 1024).toFixed(1)} MB after ${warm.calls} calls, ${(one1.kb / 1024).toFixed(1)} MB after ${one1.calls} (one at a time), ${(mid.kb / 1024).toFixed(1)} MB after ${mid.calls} (${CONCURRENT} at a time), ${(end.kb / 1024).toFixed(1)} MB after ${end.calls}; replaying ${(rssReplay / 1024).toFixed(1)} MB`);
   console.log(`  ${recordLines.at(-1)}`);
   console.log(`  ${replayLines.at(-1)}`);
   const budget = results.filter((r) => r.target !== undefined);
@@ -282,6 +312,11 @@ function report({ one, many, replay, rss, rssReplay, recordLines, replayLines })
   console.log(`bench-result ${JSON.stringify({ bench: 'proxy-overhead', unit: 'ms added', higherIsBetter: false, results })}`);
   console.log(`bench-result ${JSON.stringify({
     bench: 'proxy-overhead-memory', unit: 'MB RSS', higherIsBetter: false,
-    results: [warm, mid, end].map((r) => ({ name: `proxy after ${r.calls} calls`, value: round(r.kb / 1024) })),
+    results: [warm, one1, mid, end].map((r) => ({ name: `proxy after ${r.calls} calls`, value: round(r.kb / 1024) })),
+  })}`);
+  console.log(`bench-result ${JSON.stringify({
+    bench: 'proxy-overhead-cpu', unit: 'ms CPU a call', higherIsBetter: false,
+    results: [{ name: 'recording proxy, 1 stream', value: round(cpu.record) }, { name: 'passthrough proxy, 1 stream', value: round(cpu.passthrough) }, { name: 'replaying proxy, 1 stream', value: round(cpu.replay) }],
   })}`);
 }
+
