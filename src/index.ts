@@ -26,7 +26,7 @@ export type { PatchInput } from './replay/patches.js';
 // (README, "Error codes"). ToolNotReplayedError is exported above, with the recorded tools.
 export {
   AgentctlError, isAgentctlError, InvalidOptionError, IoError, NotFoundError, StoreLockedError, TapeExhaustedError, TapeFormatError,
-  UnexpectedError, UsageError, type ErrorCode,
+  UnexpectedError, UsageError, type AgentctlErrorOptions, type ErrorCode,
 } from './core/errors.js';
 
 // What a tape holds: the run's metadata and the events a recorded agent's run is made of.

@@ -73,6 +73,39 @@ console.log(JSON.stringify(out));`;
   return JSON.parse(result.stdout) as Record<string, string[]>;
 }
 
+/**
+ * The types a public function's or constructor's parameters name — and, for an options object, its
+ * properties' — that no entry exports: a parameter for agentctl's own use (a cache, a test's
+ * limits) that a user could neither name nor mean to pass.
+ */
+function unexportedParameterTypes(checker: ts.TypeChecker, symbols: Map<string, ts.Symbol[]>): string[] {
+  // By what the names stand for: an export under another name (`ReplayOptions as ReplayRunOptions`) counts.
+  const resolve = (symbol: ts.Symbol): ts.Symbol => ((symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : symbol);
+  const exported = new Set([...symbols.values()].flat().map(resolve));
+  const ours = (symbol: ts.Symbol): boolean => (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName.startsWith(join(ROOT, 'dist')));
+  const found: string[] = [];
+  const visit = (type: ts.Type, where: string, depth: number): void => {
+    for (const part of type.isUnion() ? type.types : [type]) {
+      const named = part.aliasSymbol ?? part.getSymbol();
+      if (named !== undefined && ours(named) && !named.name.startsWith('__') && !exported.has(named)) found.push(`${where}: ${named.name}`);
+      if (depth === 0 && (part.flags & ts.TypeFlags.Object) !== 0 && part.getCallSignatures().length === 0) {
+        for (const property of checker.getPropertiesOfType(part)) visit(checker.getTypeOfSymbol(property), `${where}.${property.name}`, 1);
+      }
+    }
+  };
+  for (const [specifier, list] of symbols) {
+    for (const symbol of list) {
+      const target = resolve(symbol);
+      if ((target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class)) === 0) continue;
+      const type = checker.getTypeOfSymbol(target);
+      for (const signature of [...type.getCallSignatures(), ...type.getConstructSignatures()]) {
+        for (const parameter of signature.getParameters()) visit(checker.getTypeOfSymbol(parameter), `${specifier} ${symbol.name}(${parameter.name})`, 0);
+      }
+    }
+  }
+  return [...new Set(found)].sort();
+}
+
 /** Every name (value or type) each entry's declarations export, as a consumer's compiler resolves the entry. */
 function declaredExports(dir: string): Record<string, string[]> {
   const file = join(dir, 'consumer.mts');
@@ -84,6 +117,7 @@ function declaredExports(dir: string): Record<string, string[]> {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file) as ts.SourceFile;
   const out: Record<string, string[]> = {};
+  const symbols = new Map<string, ts.Symbol[]>();
   ENTRIES.forEach((entry, i) => {
     const declaration = source.statements[2 * i] as ts.ImportDeclaration;
     const symbol = checker.getSymbolAtLocation(declaration.moduleSpecifier);
@@ -91,14 +125,17 @@ function declaredExports(dir: string): Record<string, string[]> {
     const resolved = symbol.declarations?.[0]?.getSourceFile().fileName ?? '';
     // Resolved through package.json `exports` to the built declarations, not the sources.
     expect(resolved, entry.specifier).toBe(join(ROOT, entry.target.types));
-    out[entry.specifier] = checker.getExportsOfModule(symbol).map((s) => s.name).sort();
+    symbols.set(entry.specifier, checker.getExportsOfModule(symbol));
+    out[entry.specifier] = (symbols.get(entry.specifier) ?? []).map((s) => s.name).sort();
   });
+  parameterLeaks = unexportedParameterTypes(checker, symbols);
   return out;
 }
 
 let dir: string;
 let runtime: Record<string, string[]>;
 let declared: Record<string, string[]>;
+let parameterLeaks: string[];
 
 beforeAll(() => {
   // A consumer's node_modules: agentctl (this repository, built by vitest's global setup) and the
@@ -141,6 +178,10 @@ describe('docs/library.md, "Reference"', () => {
       const names = items.map((d) => d.name);
       expect(names.filter((name, i) => names.indexOf(name) !== i), specifier).toEqual([]);
     }
+  });
+
+  it('no public function or constructor takes a parameter of a type the package does not export', () => {
+    expect(parameterLeaks).toEqual([]);
   });
 
   it('reads a section the way it is meant: values, types, and a line that is not an item fails', () => {

@@ -3,6 +3,8 @@
  * client and tools (runLoop); its configuration; the replay of one of its runs (what `agentctl
  * replay` does); and the clocks and randomness that make its runs deterministic.
  */
+import { openTapeSource as openSource, type TapeSource } from '../replay/tape-source.js';
+import type { TapeStore } from '../tape/tape-store.js';
 
 // Running the built-in agent, or its loop with your own model client and tools.
 export { runAgent, prepareRun, type RunAgentOptions, type PreparedRun } from '../library/run-agent.js';
@@ -30,7 +32,16 @@ export type { StateEvent, UserMessageEvent, GuardrailEvent, BudgetEvent, Checkpo
 export {
   replayRun, type ReplayOptions as ReplayRunOptions, type ReplayResult as ReplayRunResult, type Verdict as ReplayVerdict,
 } from '../replay/replay-run.js';
-export { openTapeSource, type TapeSource } from '../replay/tape-source.js';
+export type { TapeSource } from '../replay/tape-source.js';
+
+/**
+ * The tape `ref` names: a tape file when it looks like one (or exists as a file), else a run (id,
+ * id prefix or name) in the store `store` opens — only then is it called.
+ */
+export function openTapeSource(ref: string, store: () => Promise<TapeStore>): Promise<TapeSource> {
+  return openSource(ref, store);
+}
+
 export { parsePatches } from '../replay/patches.js';
 
 // Clocks and randomness for deterministic runs.
