@@ -22,7 +22,7 @@ afterAll(async () => {
 
 it('an import killed while writing leaves no orphaned events, and the run imports again', async () => {
   const store = join(dir, 'store');
-  const lib = pathToFileURL(join(process.cwd(), 'dist/index.js')).href;
+  const lib = pathToFileURL(join(process.cwd(), 'dist/entry/tape.js')).href;
   const runId = '01JD00000000000000000000KL';
   // The importer hands the store 5,000 events, says so once they have had time to be written, and
   // then waits for more that never come: it is killed there.

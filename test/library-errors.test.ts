@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOptionError, openStore, openTapeSource, prepareRun, replay, replayRun, UsageError } from '../src/index.js';
+import { openTapeSource, prepareRun, replayRun } from '../src/entry/agent.js';
+import { openStore } from '../src/entry/tape.js';
+import { InvalidOptionError, replay, UsageError } from '../src/index.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 const noStore = (): never => {

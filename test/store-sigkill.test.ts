@@ -21,7 +21,7 @@ afterAll(async () => {
 
 it('keeps every event written before a SIGKILL and lists the run as incomplete', async () => {
   const store = join(dir, 'store');
-  const lib = pathToFileURL(join(process.cwd(), 'dist/index.js')).href;
+  const lib = pathToFileURL(join(process.cwd(), 'dist/entry/tape.js')).href;
   // The writer reports each seq only after its append has resolved, then keeps writing forever.
   const script = `
     import { openStore } from ${JSON.stringify(lib)};

@@ -1,6 +1,6 @@
 /**
  * agentctl as a TypeScript consumer sees it: fixtures/ts-consumer/ is a small program that imports
- * from 'agentctl' (the built package, through its package.json `exports`) and its own `openai`,
+ * from 'agentctl' and its subpaths (the built package, through its package.json `exports`) and its own `openai`,
  * under strict settings with module NodeNext and no skipLibCheck. It must type-check with no output:
  * what recordOpenAI/replayOpenAI return is an `OpenAI` wherever one is expected, and a recording
  * or replaying `fetch` is what `new OpenAI({ fetch })` takes.
@@ -47,6 +47,7 @@ describe('a TypeScript program importing agentctl', () => {
     expect(status, output).toBe(0);
     const files = output.split('\n');
     expect(files).toContain(join(ROOT, 'dist', 'index.d.ts'));
+    for (const entry of ['agent', 'guardrails', 'tape']) expect(files).toContain(join(ROOT, 'dist', 'entry', `${entry}.d.ts`));
     expect(files.filter((f) => f.startsWith(join(ROOT, 'src')))).toEqual([]);
   });
 

@@ -24,7 +24,8 @@ export type ErrorCode = keyof typeof EXIT_CODES;
 /** Every error code, in the order of their exit codes. */
 export const ERROR_CODES = Object.keys(EXIT_CODES) as readonly ErrorCode[];
 
-interface ErrorOptions {
+/** What every AgentctlError may carry besides its message: a hint for the user, the error it stems from. */
+export interface AgentctlErrorOptions {
   hint?: string;
   cause?: unknown;
 }
@@ -38,7 +39,7 @@ export abstract class AgentctlError extends Error {
   /** An optional second line telling the user what to do next. */
   readonly hint: string | undefined;
 
-  protected constructor(message: string, code: ErrorCode, options: ErrorOptions = {}) {
+  protected constructor(message: string, code: ErrorCode, options: AgentctlErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -52,7 +53,7 @@ export abstract class AgentctlError extends Error {
  * terminal (exit 2). Only the CLI throws it; the library's own is InvalidOptionError.
  */
 export class UsageError extends AgentctlError {
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: AgentctlErrorOptions = {}) {
     super(message, 'AGENTCTL_USAGE', options);
   }
 }
@@ -62,7 +63,7 @@ export class UsageError extends AgentctlError {
  * a path that cannot be used (exit 2).
  */
 export class InvalidOptionError extends AgentctlError {
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: AgentctlErrorOptions = {}) {
     super(message, 'AGENTCTL_INVALID_OPTION', options);
   }
 }
@@ -87,7 +88,7 @@ export class TapeFormatError extends AgentctlError {
   readonly line: number | undefined;
   /** What is wrong, without the file and line. */
   readonly detail: string;
-  constructor(detail: string, where: { file?: string; line?: number } = {}, options: ErrorOptions = {}) {
+  constructor(detail: string, where: { file?: string; line?: number } = {}, options: AgentctlErrorOptions = {}) {
     const place = where.file === undefined ? '' : where.line === undefined ? `${where.file}: ` : `${where.file}:${where.line}: `;
     super(`${place}${detail}`, 'AGENTCTL_TAPE_INVALID', options);
     this.file = where.file;
@@ -117,7 +118,7 @@ export class StoreLockedError extends AgentctlError {
  * (exit 12). Not the user's input: the same command may succeed once the disk does.
  */
 export class IoError extends AgentctlError {
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: AgentctlErrorOptions = {}) {
     super(message, 'AGENTCTL_IO', options);
   }
 }
@@ -127,7 +128,7 @@ export class IoError extends AgentctlError {
  * the terminal UI failed, the proxy cannot listen (exit 1, as a bug).
  */
 export class UnexpectedError extends AgentctlError {
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: AgentctlErrorOptions = {}) {
     super(message, 'AGENTCTL_UNEXPECTED', options);
   }
 }
