@@ -7,7 +7,7 @@
 //               that answers at once (so only guardrail cost is measured).
 // An evaluation is one DecisionRecord produced. Run `npm run build` first: this imports ../dist.
 import { performance } from 'node:perf_hooks';
-import { LoopGuard, LoopGuardrails, ReplayControl, runToolCalls } from '../dist/index.js';
+import { LoopGuard, LoopGuardrails, ReplayControl, runToolCalls } from '../dist/entry/guardrails.js';
 // Not in the public API (which offers parseToolCall, with a key cached per call object): the bench
 // keys every call afresh, as the first sight of a call costs.
 import { parseCallArguments } from '../dist/guardrails/call-key.js';
