@@ -17,14 +17,14 @@ if [ "$("$NODE_BIN/node" --version 2>/dev/null || true)" != "v$NODE_VERSION" ]; 
   rm -rf "$NODE_HOME"
   mkdir -p "$NODE_HOME"
   # A folder of its own (no package.json above it is touched); the package's preinstall links the binary.
-  echo '{"private":true}' >"$NODE_HOME/package.json"
+  echo '{"private":true,"allowScripts":{"node":true}}' >"$NODE_HOME/package.json"
   npm install --prefix "$NODE_HOME" --no-save --no-audit --no-fund --loglevel=error "node@$NODE_VERSION"
 fi
 export PATH=$NODE_BIN:$PATH
 [ "$(node --version)" = "v$NODE_VERSION" ] || { echo "compat: node on PATH is $(node --version), not v$NODE_VERSION" >&2; exit 1; }
 
 # The package as the registry would ship it: built, then packed (dist is built, so no scripts run).
-if [ "${COMPAT_SKIP_BUILD:-}" != 1 ]; then npm run build --silent; fi
+npm run build --silent
 PACKED=$(mktemp -d)
 trap 'rm -rf "$PACKED"' EXIT
 npm pack --ignore-scripts --silent --pack-destination "$PACKED" >/dev/null
@@ -32,9 +32,9 @@ TARBALL=$(ls "$PACKED"/agentctl-*.tgz)
 
 cd compat
 cp package-lock.json "$PACKED/package-lock.before.json"
-npm ci --no-audit --no-fund --loglevel=error
+npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 # The tarball on top, as `npm install ./agentctl-x.y.z.tgz` does, without writing it into the lock file.
-npm install --no-save --no-audit --no-fund --loglevel=error "$TARBALL"
+npm install --prefer-offline --no-save --no-audit --no-fund --loglevel=error "$TARBALL"
 cmp -s package-lock.json "$PACKED/package-lock.before.json" || { echo "compat: installing the tarball changed compat/package-lock.json" >&2; exit 1; }
 # One copy of openai: agentctl's peer is the project's own openai, never a second one.
 copies=$(npm ls openai --all --parseable | sort -u | wc -l)

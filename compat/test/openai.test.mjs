@@ -49,9 +49,13 @@ test('openai 7 chat completions: recorded through recordOpenAI, replayed offline
   assert.ok(replay.client instanceof OpenAI, 'the replaying client is the project\'s own OpenAI');
   const replayedTool = noteTool(replay, book);
   const replayed = await runAgent(replay.client, replayedTool);
-  await replay.finish();
   assert.equal(replayed, recorded);
   assert.deepEqual(replayedTool.calls, recordedTool.calls);
   assert.deepEqual(await book.lines(), [NOTE.text], 'the note is not appended again');
   assert.deepEqual(replay.served(), { calls: 2, divergences: 0, remaining: 0 });
+
+  // A request the tape does not have is refused with an error the project's own class catches.
+  const refused = replay.client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Something else' }] });
+  await assert.rejects(refused, (error) => error instanceof OpenAI.APIError);
+  await replay.finish();
 });
