@@ -3,10 +3,12 @@
  * Completions, Responses and Anthropic Messages), the conversation it plays, and the agent's one
  * tool, whose side effect (a line appended to a file) shows how often it really ran.
  */
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import assert from 'node:assert/strict';
+import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
+import { recordSession, replaySession } from './tape.mjs';
 
 export const API_KEY = 'sk-compat-0123456789abcdef';
 export const MODEL = 'gpt-4.1-mini';
@@ -71,4 +73,35 @@ export function noteTool(session, book) {
 export async function scratch(name) {
   const dir = await mkdtemp(join(tmpdir(), `agentctl-compat-${name}-`));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The round trip every SDK test makes: start the mock server, record `runAgent` through a session
+ * onto the tape `name` of `dir`, stop the server, then replay it. `runAgent({ url, fetch, tool })`
+ * runs the SDK's agent against the server's origin `url` through `fetch`, with `tool` as its one
+ * tool, and returns what the agent ended with. Asserted here: the tool ran once while recording, and
+ * on replay the agent ended the same, asked for the same tool calls, and the tool did not run again.
+ */
+export async function recordThenReplay(dir, name, runAgent) {
+  await mkdir(dir, { recursive: true });
+  const book = notebook(dir);
+  const mock = await startMock();
+
+  const recording = await recordSession(dir, name);
+  const recordedTool = noteTool(recording, book);
+  const recorded = await runAgent({ url: mock.url, fetch: recording.fetch, tool: recordedTool });
+  await recording.finish();
+  await mock.stop();
+  assert.deepEqual(recordedTool.calls, [{ name: TOOL.name, arguments: NOTE }]);
+  assert.deepEqual(await book.lines(), [NOTE.text]);
+  assert.equal(mock.requests(), 2);
+
+  const replay = await replaySession(dir, name);
+  const replayedTool = noteTool(replay, book);
+  const replayed = await runAgent({ url: mock.url, fetch: replay.fetch, tool: replayedTool });
+  await replay.finish();
+  assert.deepEqual(replayed, recorded);
+  assert.deepEqual(replayedTool.calls, recordedTool.calls);
+  assert.deepEqual(await book.lines(), [NOTE.text], 'the note is not appended again');
+  return { recorded, served: replay.served() };
 }

@@ -7,14 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { ANSWER, API_KEY, NOTE, TASK, TOOL, noteTool, notebook, scratch, startMock } from '../support.mjs';
-import { recordSession, replaySession } from '../tape.mjs';
+import { ANSWER, API_KEY, NOTE, TASK, TOOL, recordThenReplay, scratch } from '../support.mjs';
 
 const MODEL = 'claude-sonnet-5';
 
 /** Run the agent through `fetch`; its final text and the tool uses the model asked for. */
-async function runAgent(baseURL, fetch, noted) {
-  const client = new Anthropic({ apiKey: API_KEY, baseURL, fetch, maxRetries: 0 });
+async function runAgent({ url, fetch, tool: noted }) {
+  const client = new Anthropic({ apiKey: API_KEY, baseURL: url, fetch, maxRetries: 0 });
   const tools = [{ ...TOOL, input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }];
   const messages = [{ role: 'user', content: TASK }];
   const toolUses = [];
@@ -37,25 +36,6 @@ before(async () => (scratchDir = await scratch('anthropic')));
 after(() => scratchDir.remove());
 
 test('@anthropic-ai/sdk 1.14 messages with tool use: recorded through record().fetch, replayed offline', async () => {
-  const { dir } = scratchDir;
-  const book = notebook(dir);
-  const mock = await startMock();
-
-  const recording = await recordSession(dir, 'anthropic');
-  const recordedTool = noteTool(recording, book);
-  const recorded = await runAgent(mock.url, recording.fetch, recordedTool);
-  await recording.finish();
-  await mock.stop();
+  const { recorded } = await recordThenReplay(scratchDir.dir, 'anthropic', runAgent);
   assert.deepEqual(recorded, { text: ANSWER, toolUses: [{ name: TOOL.name, input: NOTE }] });
-  assert.deepEqual(recordedTool.calls, [{ name: TOOL.name, arguments: NOTE }]);
-  assert.deepEqual(await book.lines(), [NOTE.text]);
-  assert.equal(mock.requests(), 2);
-
-  const replay = await replaySession(dir, 'anthropic');
-  const replayedTool = noteTool(replay, book);
-  const replayed = await runAgent(mock.url, replay.fetch, replayedTool);
-  await replay.finish();
-  assert.deepEqual(replayed, recorded);
-  assert.deepEqual(replayedTool.calls, recordedTool.calls);
-  assert.deepEqual(await book.lines(), [NOTE.text], 'the note is not appended again');
 });
