@@ -93,8 +93,8 @@ describe('a path that exists is a tape file, whatever its name', () => {
 
 describe("errors in agentctl's own form", () => {
   it('an unknown command is one line and a hint, exit 2, whatever follows it (--help too)', async () => {
-    for (const args of [['frobnicate'], ['run', '--help'], ['help', 'frobnicate'], ['--store', noStore, 'frobnicate', '--json'], ['frobnicate', '-h']]) {
-      const word = args.includes('run') ? 'run' : 'frobnicate';
+    for (const args of [['frobnicate'], ['launch', '--help'], ['help', 'frobnicate'], ['--store', noStore, 'frobnicate', '--json'], ['frobnicate', '-h']]) {
+      const word = args.includes('launch') ? 'launch' : 'frobnicate';
       const result = await runCli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');

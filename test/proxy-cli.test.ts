@@ -2,7 +2,8 @@
  * `agentctl proxy` end to end: the real binary, the scripted OpenAI-compatible server as the
  * upstream, clients that only know a base URL (plain fetch, the openai SDK). Record through it,
  * stop it with SIGTERM, replay the run with the upstream gone, refuse what the tape has no match
- * for, record what is new in replay-or-record, and keep a run killed with SIGKILL replayable.
+ * for, record what is new in new-episodes, replay-or-record a tape by whether it exists, and keep a
+ * run killed with SIGKILL replayable.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -185,11 +186,11 @@ describe('agentctl proxy', () => {
     expect(JSON.parse(stopped.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ served: 1, refused: 0, divergences: 1, unused: 2 });
   });
 
-  it('replay-or-record: serves what matches, sends what is new upstream, and records both as a new run of the tape', async () => {
+  it('new-episodes: serves what matches, sends what is new upstream, and records both as a new run of the tape', async () => {
     const llm = await startMockLlm([{ content: 'A new answer.' }]);
     let newRunId = '';
     try {
-      const proxy = await startProxy(['--mode', 'replay-or-record', '--replay', 'rec', '--upstream', llm.baseURL, '--api-key-env', KEY_ENV]);
+      const proxy = await startProxy(['--mode', 'new-episodes', '--replay', 'rec', '--upstream', llm.baseURL, '--api-key-env', KEY_ENV]);
       newRunId = proxy.runId as string;
       expect(newRunId).toMatch(/^[0-9A-Z]{26}$/);
       const known = await postChat(proxy.url, 'hello');
@@ -204,7 +205,7 @@ describe('agentctl proxy', () => {
       const stopped = await proxy.stop();
       expect(stopped.code, stopped.stderr).toBe(0);
       expect(stopped.stderr).toMatch(/request 1 is not on the tape \(request 1 differs from recorded call 1 at .*\); sent upstream/);
-      expect(JSON.parse(stopped.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'replay-or-record', runId: newRunId, served: 1, upstream: 1, recorded: 2 });
+      expect(JSON.parse(stopped.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'new-episodes', runId: newRunId, served: 1, upstream: 1, recorded: 2 });
     } finally {
       await llm.close();
     }
@@ -221,6 +222,58 @@ describe('agentctl proxy', () => {
     } finally {
       expect((await proxy.stop()).code).toBe(0);
     }
+  });
+
+  it('replay-or-record: replays a run that exists (nothing upstream), records onto a name that does not', async () => {
+    const llm = await startMockLlm([{ content: 'Recorded once.' }]);
+    try {
+      const existing = await startProxy(['--mode', 'replay-or-record', '--replay', 'rec', '--upstream', llm.baseURL]);
+      expect(existing.runId).toBeNull();
+      expect(existing.tape).toBe(recordedRunId);
+      expect((await postChat(existing.url, 'hello')).body).toEqual(recorded.curl);
+      const stopped = await existing.stop();
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(JSON.parse(stopped.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'replay', served: 1 });
+      expect(llm.requests).toHaveLength(0);
+
+      const absent = await startProxy(['--mode', 'replay-or-record', '--replay', 'once', '--upstream', llm.baseURL]);
+      expect(absent.runId).toMatch(/^[0-9A-Z]{26}$/);
+      const first = await postChat(absent.url, 'hello once');
+      expect((first.body as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('Recorded once.');
+      const done = await absent.stop();
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stderr).toContain('(once) (no such tape yet)');
+      expect(JSON.parse(done.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'record', recorded: 1 });
+    } finally {
+      await llm.close();
+    }
+    expect((await show('once')).run).toMatchObject({ name: 'once', kind: 'record', source: 'proxy', status: 'complete' });
+
+    // Now it exists: the same command replays it, offline.
+    const again = await startProxy(['--mode', 'replay-or-record', '--replay', 'once', '--upstream', llm.baseURL]);
+    const replayed = await postChat(again.url, 'hello once');
+    expect((replayed.body as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('Recorded once.');
+    expect(JSON.parse((await again.stop()).stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'replay', served: 1, unused: 0 });
+  });
+
+  it('records onto a tape file, written whole when it stops, that replays', async () => {
+    const llm = await startMockLlm([{ content: 'Onto a file.' }]);
+    const file = join(dir, 'proxied.tape.jsonl');
+    try {
+      const proxy = await startProxy(['--record', file, '--upstream', llm.baseURL]);
+      await postChat(proxy.url, 'to the file');
+      const stopped = await proxy.stop();
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(stopped.stderr).toContain(`written to ${file}`);
+    } finally {
+      await llm.close();
+    }
+    const shown = await show(file);
+    expect(shown.run).toMatchObject({ source: 'proxy', status: 'complete' });
+    const proxy = await startProxy(['--replay', file]);
+    const reply = await postChat(proxy.url, 'to the file');
+    expect((reply.body as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('Onto a file.');
+    expect((await proxy.stop()).code).toBe(0);
   });
 
   it('a proxy killed with SIGKILL leaves an incomplete run that still replays', async () => {
@@ -329,7 +382,11 @@ describe('agentctl proxy', () => {
       [['--replay', 'rec', '--upstream', 'http://127.0.0.1:9/v1'], /replay mode sends nothing upstream/],
       [['--record', 'x', '--upstream', 'not a url'], /--upstream is not a URL/],
       [['--record', 'x', '--upstream', 'http://127.0.0.1:9/v1'], /upstream http:\/\/127\.0\.0\.1:9 is not reachable/],
-      [['--mode', 'replay-or-record', '--replay', 'rec', '--upstream', 'http://127.0.0.1:9/v1', '--no-strict'], /do not go with replay-or-record/],
+      [['--mode', 'new-episodes', '--replay', 'rec', '--upstream', 'http://127.0.0.1:9/v1', '--no-strict'], /do not go with new-episodes/],
+      [['--mode', 'new-episodes', '--record', 'x', '--upstream', 'http://127.0.0.1:9/v1'], /--record does not go with new-episodes/],
+      [['--mode', 'replay-or-record', '--upstream', 'http://127.0.0.1:9/v1'], /replay-or-record mode needs a tape/],
+      [['--mode', 'replay-or-record', '--replay', 'rec'], /replay-or-record mode needs --upstream/],
+      [['--mode', 'once'], /--mode|argument 'once' is invalid/],
       [['--record', 'x', '--replay', 'rec'], /--record and --replay do not go together/],
       [['--replay', 'rec', '--port', 'eighty'], /--port must be a port number/],
       [['--replay', 'rec', '--host', ''], /--host must be an IP address or a host name, got ''/],

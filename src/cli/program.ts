@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { TAPE_MODES } from '../core/tape-modes.js';
 import { writeOut, type GlobalOptions } from './io.js';
 import { usageErrorsOf } from './usage-errors.js';
 
@@ -173,9 +174,9 @@ export function buildProgram(): Command {
   program
     .command('proxy')
     .description('an OpenAI-compatible HTTP proxy: record an agent in any language through it, or serve it a recorded run (docs/proxy.md)')
-    .option('--record <name>', 'record every call onto a new run with this name (needs --upstream)')
+    .option('--record <name|file>', 'record every call onto a new run with this name, or a tape file (*.jsonl[.gz], written when the proxy stops) (needs --upstream)')
     .option('--replay <run>', 'serve this run (id, id prefix, name, or a tape file: any existing path but a directory), with no upstream')
-    .addOption(new Option('--mode <mode>', 'default: record with --record, replay with --replay').choices(['record', 'replay', 'replay-or-record', 'passthrough']))
+    .addOption(new Option('--mode <mode>', 'default: record with --record, replay with --replay; replay-or-record: replay the tape if it exists, else record onto it; new-episodes: serve what matches, the rest upstream, recorded as a new run (docs/proxy.md)').choices(TAPE_MODES))
     .option('--upstream <url>', 'the OpenAI-compatible API to forward to, e.g. https://api.openai.com/v1')
     .option('--port <n>', 'port to listen on (0: any free one)', '8377')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -187,6 +188,23 @@ export function buildProgram(): Command {
     .action(async (_opts: unknown, command: Command) => {
       const { runProxy } = await import('./commands/proxy.js');
       await runProxy(options(command));
+    });
+
+  program
+    .command('run')
+    .description('run a command (any language) with its OpenAI and Anthropic calls recorded onto a tape, or answered from one (docs/run.md)')
+    .argument('[command...]', 'the command to run and its arguments, after --')
+    .usage('--record <name|file> | --replay <run|file> | --tape <name|file> [--mode <mode>] [options] -- <command> [args...]')
+    .option('--record <name|file>', 'record every call onto a new run with this name, or a tape file (*.jsonl[.gz], replaced when the command ends)')
+    .option('--replay <run|file>', 'answer every call from this run (id, id prefix, name) or tape file, with nothing sent anywhere; exit 7 when the command departs from it')
+    .option('--tape <name|file>', 'a run or tape file, used as --mode says')
+    .addOption(new Option('--mode <mode>', 'with --tape: default replay-or-record (replay it if it exists, else record onto it), or $AGENTCTL_MODE when set').choices(TAPE_MODES))
+    .option('--upstream <url>', 'where OpenAI calls go when recording (default: $OPENAI_BASE_URL, else https://api.openai.com/v1); Anthropic calls go to $ANTHROPIC_BASE_URL, else https://api.anthropic.com')
+    .option('--strict', 'replay: answer a call the tape has no match for with an HTTP 400 (the default)')
+    .option('--no-strict', 'replay: serve it the next recorded call instead (the divergence still exits 7)')
+    .action(async (command: string[], _opts: unknown, self: Command) => {
+      const { runRun } = await import('./commands/run.js');
+      await runRun(command, options(self));
     });
 
   usageErrorsOf(program, 'agentctl');

@@ -33,7 +33,7 @@ export function usageError(error: CommanderError, usage: string): UsageError {
 /**
  * The arguments to parse: as given, unless their command word (or the word after `help`) names no
  * command. Then only that word, so that commander reports it as the unknown command it is whatever
- * follows it — given `agentctl run --help` it would show the root help and exit 0.
+ * follows it — given `agentctl launch --help` it would show the root help and exit 0.
  */
 export function commandLine(program: Command, args: readonly string[]): string[] {
   const at = commandWordAt(program, args);

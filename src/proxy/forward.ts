@@ -1,42 +1,31 @@
 /**
- * The HTTP plumbing of `agentctl proxy`: where a client's request goes, what of it is passed on,
- * and how a `Response` (recorded, replayed or straight from upstream) is written back to the client
- * — a stream chunk by chunk, as it arrives.
- *
- * The path rule: the client's base URL is the proxy's `/v1`; a request `<proxy>/v1/<rest>` goes to
- * `<upstream>/<rest>` (`/v1/chat/completions` → `http://127.0.0.1:1234/v1/chat/completions` for the
- * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. The
- * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
+ * The HTTP plumbing of `agentctl proxy`: what of a client's request is passed on (where it goes:
+ * routes.ts), and how a `Response` (recorded, replayed or straight from upstream) is written back to
+ * the client — a stream chunk by chunk, as it arrives.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../core/errors.js';
 import { StreamCut } from '../library/recording-stream.js';
 import { CREDENTIAL_HEADERS } from '../llm/transport/http-reply.js';
+import type { Route } from './routes.js';
 
-/** Read and check an `--upstream` URL: http(s), no credentials in it (the key comes from the environment). */
-export function parseUpstream(value: string): URL {
+/**
+ * Read and check an upstream URL (`--upstream`, or `where` it came from: `$OPENAI_BASE_URL`): http(s),
+ * no credentials in it (the key comes from the environment).
+ */
+export function parseUpstream(value: string, where = '--upstream'): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--upstream is not a URL: '${value}'`, { hint: 'e.g. --upstream https://api.openai.com/v1' });
+    throw new UsageError(`${where} is not a URL: '${value}'`, { hint: 'e.g. --upstream https://api.openai.com/v1' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream must be http(s): '${value}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${where} must be http(s): '${value}'`);
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError('--upstream must not carry credentials', { hint: 'the API key is read from the environment (--api-key-env)' });
+    throw new UsageError(`${where} must not carry credentials`, { hint: 'the API key is read from the environment' });
   }
   url.hash = '';
   return url;
-}
-
-/** The URL a client's request (`req.url`: path and query) goes to under `base` (see the module comment). */
-export function mapPath(base: URL, requestPath: string): URL {
-  const client = new URL(requestPath, 'http://proxy.invalid');
-  const rest = client.pathname.replace(/^\/v1(?=\/|$)/, '');
-  const target = new URL(base.href);
-  target.pathname = base.pathname.replace(/\/+$/, '') + rest;
-  for (const [name, value] of client.searchParams) target.searchParams.append(name, value);
-  return target;
 }
 
 /**
@@ -66,19 +55,19 @@ export interface Outgoing {
 
 /**
  * The request as it goes on: the client's method, body and headers (without its credentials), to
- * `url`, with `Authorization: Bearer <apiKey>` when there is a key. It never leaves the process
- * with a client's key in it.
+ * the route's URL, with the route's key in its API's header when there is one. It never leaves the
+ * process with a client's key in it.
  */
-export function outgoingRequest(req: IncomingMessage, body: Buffer, url: URL, apiKey: string | undefined, signal: AbortSignal): Outgoing {
+export function outgoingRequest(req: IncomingMessage, body: Buffer, route: Route, signal: AbortSignal): Outgoing {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || DROPPED.has(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  if (apiKey !== undefined && apiKey !== '') headers.set('authorization', `Bearer ${apiKey}`);
+  if (route.credential !== undefined) headers.set(route.credential.header, route.credential.value);
   const method = (req.method ?? 'GET').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD' && body.length > 0;
-  return { url: url.href, init: { method, headers, body: hasBody ? new Uint8Array(body) : null, signal } };
+  return { url: route.url.href, init: { method, headers, body: hasBody ? new Uint8Array(body) : null, signal } };
 }
 
 /**

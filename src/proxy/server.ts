@@ -13,14 +13,13 @@ import { StreamCut } from '../library/recording-stream.js';
 import { sizeText } from '../llm/transport/http-reply.js';
 import { refusal } from './admission.js';
 import { CUT, outgoingRequest, readBody, sendError, sendResponse, type Outgoing } from './forward.js';
+import type { Route } from './routes.js';
 
 /** What a mode gives the server. */
 export interface ProxyHandler {
-  /** The URL a client's request (path and query) is sent to. */
-  target(path: string): URL;
+  /** Where a client's request (path and query) is sent, and the key it carries (the client's own is dropped). */
+  route(path: string): Route;
   fetch: FetchLike;
-  /** Set as `Authorization: Bearer …` on every request (the client's own is dropped). */
-  apiKey: string | undefined;
   /** Told about every reply before it is passed back (notes, counts). */
   observe?(request: Outgoing, response: Response): Promise<void>;
 }
@@ -123,7 +122,7 @@ export class ProxyServer {
     }
     if (this.handler === undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
     const handler = this.handler as ProxyHandler;
-    const request = outgoingRequest(req, body, handler.target(req.url ?? '/'), handler.apiKey, signal);
+    const request = outgoingRequest(req, body, handler.route(req.url ?? '/'), signal);
     let response: Response;
     try {
       response = await handler.fetch(request.url, request.init);

@@ -1,8 +1,9 @@
 /**
  * `agentctl proxy`: an OpenAI-compatible HTTP proxy, so an agent in any language is recorded and
- * replayed by pointing its base URL at it (docs/proxy.md). Modes: record (to --upstream, onto a new
- * run), replay (a run or tape file, no upstream), replay-or-record (serve what matches, the rest
- * upstream, all of it recorded as a new run), passthrough (forward only).
+ * replayed by pointing its base URL at it (docs/proxy.md). Modes (core/tape-modes.ts): record (to
+ * --upstream, onto a new run or a tape file), replay (a run or tape file, no upstream),
+ * replay-or-record (replay the tape if it exists, else record onto it), new-episodes (serve what
+ * matches, the rest upstream, all of it recorded as a new run), passthrough (forward only).
  *
  * Prints one line to standard error when it is listening (with --json also `{ url, port, mode,
  * runId, tape }` on standard output), runs until SIGINT/SIGTERM, then stops accepting, lets the
@@ -15,7 +16,8 @@ import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { MAX_RECORDED_REQUEST, sizeText } from '../../llm/transport/http-reply.js';
 import { allowedHosts } from '../../proxy/admission.js';
 import { parseUpstream } from '../../proxy/forward.js';
-import { openMode, PROXY_MODES, type ProxyMode, type ProxyModeName, type ProxySummary } from '../../proxy/modes.js';
+import { TAPE_MODES, type TapeMode } from '../../core/tape-modes.js';
+import { openMode, tapeExists, type ProxyMode, type ProxySummary } from '../../proxy/modes.js';
 import { ProxyServer } from '../../proxy/server.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import { TAPE_LIMITS } from '../../tape/tape-limits.js';
@@ -27,7 +29,7 @@ import { count } from '../../core/plural.js';
 export interface ProxyCommandOptions extends GlobalOptions {
   record?: string;
   replay?: string;
-  mode?: ProxyModeName;
+  mode?: TapeMode;
   upstream?: string;
   port: string;
   host: string;
@@ -44,7 +46,9 @@ const GRACE_MS = 5_000;
 const DEFAULT_KEY_ENV = 'OPENAI_API_KEY';
 
 interface Checked {
-  mode: ProxyModeName;
+  mode: TapeMode;
+  /** The tape: --record's or --replay's value. */
+  tape: string | undefined;
   upstream: URL | undefined;
   port: number;
   apiKey: string | undefined;
@@ -58,7 +62,9 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
   const say = (line: string): void => {
     if (!options.quiet) note(line);
   };
-  if (checked.upstream !== undefined) {
+  // replay-or-record with a tape there is replays: offline, as a CI run with no upstream is.
+  const live = checked.mode !== 'replay-or-record' || !(await tapeExists(checked.tape as string, storeDir(options.store)));
+  if (checked.upstream !== undefined && live) {
     await checkReachable(checked.upstream);
     if (checked.apiKey === undefined) say(`agentctl proxy: $${checked.keyEnv} is not set; requests go upstream without an API key`);
   }
@@ -69,13 +75,12 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
     mode = await openMode({
       mode: checked.mode,
       store: storeDir(options.store),
-      ...(options.record === undefined ? {} : { name: options.record }),
-      ...(options.replay === undefined ? {} : { tape: options.replay }),
+      ...(checked.tape === undefined ? {} : { tape: checked.tape }),
       ...(checked.upstream === undefined ? {} : { upstream: checked.upstream }),
       apiKey: checked.apiKey,
       strict: options.strict ?? true,
       self: new URL(url),
-      note: say,
+      note: (line) => say(`agentctl proxy: ${line}`),
     });
   } catch (error) {
     await server.close(0);
@@ -104,11 +109,11 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
   if (!isHostName(options.host)) {
     throw new UsageError(`--host must be an IP address or a host name, got '${options.host}'`);
   }
-  if (options.mode !== undefined && !(PROXY_MODES as readonly string[]).includes(options.mode)) {
-    throw new UsageError(`--mode must be one of ${PROXY_MODES.join(', ')}, got '${options.mode}'`);
+  if (options.mode !== undefined && !(TAPE_MODES as readonly string[]).includes(options.mode)) {
+    throw new UsageError(`--mode must be one of ${TAPE_MODES.join(', ')}, got '${options.mode}'`);
   }
-  if (options.record !== undefined && options.replay !== undefined && options.mode === undefined) {
-    throw new UsageError('--record and --replay do not go together', { hint: 'to serve a run and record what is new: --mode replay-or-record --replay <run> --upstream <url>' });
+  if (options.record !== undefined && options.replay !== undefined) {
+    throw new UsageError('--record and --replay do not go together', { hint: 'to serve a run and record what is new: --mode new-episodes --replay <run> --upstream <url>' });
   }
   const mode = options.mode ?? (options.record !== undefined ? 'record' : options.replay !== undefined ? 'replay' : undefined);
   if (mode === undefined) {
@@ -118,23 +123,14 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
   const needsUpstream = mode !== 'replay';
   if (needsUpstream && upstream === undefined) throw new UsageError(`${mode} mode needs --upstream <url>, the API to forward to (e.g. https://api.openai.com/v1)`);
   if (!needsUpstream && upstream !== undefined) {
-    throw new UsageError('replay mode sends nothing upstream: drop --upstream', { hint: 'to send what the tape has no answer for upstream: --mode replay-or-record' });
+    throw new UsageError('replay mode sends nothing upstream: drop --upstream', { hint: 'to send what the tape has no answer for upstream: --mode new-episodes' });
   }
-  if (mode === 'record' && options.record === undefined) throw new UsageError('record mode needs a name for the run: --record <name>');
-  if (mode !== 'record' && options.record !== undefined) {
+  const tape = checkTape(mode, options);
+  if (options.strict !== undefined && mode !== 'replay' && mode !== 'replay-or-record') {
     throw new UsageError(
-      mode === 'replay-or-record'
-        ? '--record <name> does not go with replay-or-record: its new run is named after nothing, it is linked to the tape\'s run (agentctl ls shows it)'
-        : `--record does not go with ${mode} mode`,
-    );
-  }
-  if ((mode === 'replay' || mode === 'replay-or-record') && options.replay === undefined) throw new UsageError(`${mode} mode needs a tape: --replay <run|file>`);
-  if (mode !== 'replay' && mode !== 'replay-or-record' && options.replay !== undefined) throw new UsageError(`--replay does not go with ${mode} mode`);
-  if (options.strict !== undefined && mode !== 'replay') {
-    throw new UsageError(
-      mode === 'replay-or-record'
-        ? '--strict/--no-strict do not go with replay-or-record: it always matches by content, and what does not match goes upstream'
-        : `--strict/--no-strict apply to replay mode only, not ${mode}`,
+      mode === 'new-episodes'
+        ? '--strict/--no-strict do not go with new-episodes: it always matches by content, and what does not match goes upstream'
+        : `--strict/--no-strict apply to replay (and replay-or-record) only, not ${mode}`,
     );
   }
   if (!/^\d+$/.test(options.port) || Number(options.port) > 65_535) throw new UsageError(`--port must be a port number (0 for any free one), got '${options.port}'`);
@@ -144,7 +140,7 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
   const apiKey = value === undefined || value === '' ? undefined : value;
   if (apiKey === undefined && options.apiKeyEnv !== undefined && needsUpstream) throw new UsageError(`$${keyEnv} is not set (--api-key-env ${keyEnv})`);
   const maxBody = options.maxBody === undefined ? MAX_RECORDED_REQUEST : parseSize(options.maxBody, '--max-body');
-  if (maxBody > MAX_RECORDED_REQUEST && (mode === 'record' || mode === 'replay-or-record')) {
+  if (maxBody > MAX_RECORDED_REQUEST && mode !== 'replay' && mode !== 'passthrough') {
     throw new UsageError(`--max-body can be at most ${sizeText(MAX_RECORDED_REQUEST)} when recording, got '${options.maxBody ?? ''}'`, {
       hint: `a tape line holds ${sizeText(TAPE_LIMITS.maxLineBytes)}, and a recorded call's request shares its line with the reply`,
     });
@@ -152,7 +148,36 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
   for (const name of options.allowHost ?? []) {
     if (!isHostName(name)) throw new UsageError(`--allow-host must be a host name or an IP address, got '${name}'`);
   }
-  return { mode, upstream, port: Number(options.port), apiKey, keyEnv, maxBody, hosts: allowedHosts(options.host, options.allowHost ?? []) };
+  return { mode, tape, upstream, port: Number(options.port), apiKey, keyEnv, maxBody, hosts: allowedHosts(options.host, options.allowHost ?? []) };
+}
+
+/** The tape a mode takes: --record <name|file> to record onto, --replay <run|file> to serve; replay-or-record either. */
+function checkTape(mode: TapeMode, options: ProxyCommandOptions): string | undefined {
+  switch (mode) {
+    case 'record':
+      if (options.replay !== undefined) throw new UsageError('--replay does not go with record mode');
+      if (options.record === undefined) throw new UsageError('record mode needs a name for the run, or a tape file: --record <name|file>');
+      return options.record;
+    case 'replay':
+    case 'new-episodes':
+      if (options.record !== undefined) {
+        throw new UsageError(
+          mode === 'new-episodes'
+            ? '--record does not go with new-episodes: its new run is linked to the tape\'s run (agentctl ls shows it), and a tape file is replaced'
+            : '--record does not go with replay mode',
+        );
+      }
+      if (options.replay === undefined) throw new UsageError(`${mode} mode needs a tape: --replay <run|file>`);
+      return options.replay;
+    case 'replay-or-record': {
+      const tape = options.replay ?? options.record;
+      if (tape === undefined) throw new UsageError('replay-or-record mode needs a tape: --replay <run|file> (recorded onto when it does not exist)');
+      return tape;
+    }
+    case 'passthrough':
+      if (options.record !== undefined || options.replay !== undefined) throw new UsageError(`--${options.record === undefined ? 'replay' : 'record'} does not go with passthrough mode`);
+      return undefined;
+  }
 }
 
 /** A size in bytes: a whole number, with `K` or `M` (KiB, MiB) after it or not. */
@@ -214,14 +239,18 @@ function banner(mode: ProxyMode, checked: Checked, options: ProxyCommandOptions)
   const upstream = checked.upstream === undefined ? '' : shownUrl(checked.upstream);
   const run = mode.tapeRun;
   const named = run === undefined ? '' : `run ${run.id}${run.name === undefined ? '' : ` (${run.name})`}`;
-  const tape = options.replay !== undefined && isTapePath(options.replay) ? `${options.replay} (${named})` : named;
+  const file = checked.tape !== undefined && isTapePath(checked.tape) ? checked.tape : undefined;
+  const tape = file === undefined ? named : `${file} (${named})`;
+  const absent = checked.mode === 'replay-or-record' ? ' (no such tape yet)' : '';
   switch (mode.mode) {
     case 'record':
-      return `recording run ${mode.runId ?? ''} (${options.record ?? ''}) from ${upstream}`;
+      return file === undefined
+        ? `recording run ${mode.runId ?? ''} (${checked.tape ?? ''})${absent} from ${upstream}`
+        : `recording onto ${file}${absent} (run ${mode.runId ?? ''}) from ${upstream}`;
     case 'replay':
       return `replaying ${tape}, ${options.strict === false ? 'lenient (unmatched requests served by position)' : 'strict'}`;
-    case 'replay-or-record':
-      return `replaying ${tape}, what it has no match for goes to ${upstream}; recording run ${mode.runId ?? ''}`;
+    case 'new-episodes':
+      return `replaying ${tape}, what it has no match for goes to ${upstream}; recording run ${mode.runId ?? ''}${file === undefined ? '' : `, then ${file}`}`;
     case 'passthrough':
       return `forwarding to ${upstream}, recording nothing`;
   }
@@ -232,6 +261,7 @@ function summaryText(s: ProxySummary, failed: number, strict: boolean): string {
   switch (s.mode) {
     case 'record':
       parts.push(`run ${s.runId ?? ''} complete: ${count(s.recorded ?? 0, 'model call')} recorded, ${count(s.requests, 'request')}`);
+      if (s.file !== null) parts.push(`written to ${s.file}`);
       break;
     case 'replay':
       parts.push(`${count(s.served ?? 0, 'call')} served from the tape`, `${s.refused ?? 0} refused`);
@@ -239,9 +269,10 @@ function summaryText(s: ProxySummary, failed: number, strict: boolean): string {
       if (!strict) parts.push(`${count(s.divergences ?? 0, 'divergence')} served by position`);
       parts.push(`${count(s.unused ?? 0, 'recorded call')} not asked for`);
       break;
-    case 'replay-or-record':
+    case 'new-episodes':
       parts.push(`run ${s.runId ?? ''} complete (a replay of ${s.tapeRunId ?? ''}): ${count(s.served ?? 0, 'call')} served from the tape`);
       parts.push(`${s.upstream ?? 0} sent upstream`, `${count(s.recorded ?? 0, 'model call')} recorded`);
+      if (s.file !== null) parts.push(`written to ${s.file}`);
       break;
     case 'passthrough':
       parts.push(`${count(s.requests, 'request')} forwarded, nothing recorded`);

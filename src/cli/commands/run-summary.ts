@@ -1,0 +1,49 @@
+/**
+ * What `agentctl run` says when the command has ended, and the code it exits with: the command's,
+ * unless the replay did not reproduce the tape — a request refused or served by position, or
+ * recorded calls no request asked for (7), or only requests past the end of the tape (8, as a replay
+ * exhausted with `--fallback error`). A command killed by a signal keeps its 128 + n: the replay was
+ * cut short, not wrong.
+ */
+import { count } from '../../core/plural.js';
+import type { ProxySummary } from '../../proxy/modes.js';
+import type { ChildExit } from '../child-command.js';
+
+export const DIVERGED_EXIT_CODE = 7;
+export const EXHAUSTED_EXIT_CODE = 8;
+
+/** The code agentctl run exits with (see the module comment). */
+export function runExitCode(summary: ProxySummary, exit: ChildExit, commandExit: number): number {
+  if (exit.signal !== null || summary.mode !== 'replay') return commandExit;
+  const refused = summary.refused ?? 0;
+  const exhausted = summary.exhausted ?? 0;
+  if (refused > exhausted || (summary.divergences ?? 0) > 0 || (summary.unused ?? 0) > 0) return DIVERGED_EXIT_CODE;
+  if (exhausted > 0) return EXHAUSTED_EXIT_CODE;
+  return commandExit;
+}
+
+/** The summary line (without the `agentctl run: ` prefix). */
+export function runSummaryLine(s: ProxySummary, tape: string, commandExit: number): string {
+  const onto = s.file ?? `run ${s.runId ?? ''}`;
+  const parts: string[] = [];
+  switch (s.mode) {
+    case 'record':
+      parts.push(`recorded ${count(s.recorded ?? 0, 'model call')} onto ${s.file ?? `run ${s.runId ?? ''} (${tape})`}`);
+      break;
+    case 'replay': {
+      const served = s.served ?? 0;
+      parts.push(`served ${served} of ${count(served + (s.unused ?? 0), 'recorded call')} from ${tape}`);
+      parts.push(`${count(s.divergences ?? 0, 'divergence')}${s.firstDivergence === null ? '' : ` (first: ${s.firstDivergence})`}`);
+      if ((s.refused ?? 0) > 0) parts.push(`${count(s.refused ?? 0, 'request')} refused${(s.exhausted ?? 0) > 0 ? `, ${s.exhausted ?? 0} past the end of the tape` : ''}`);
+      if ((s.unused ?? 0) > 0) parts.push(`${count(s.unused ?? 0, 'recorded call')} never asked for`);
+      break;
+    }
+    case 'new-episodes':
+      parts.push(`served ${count(s.served ?? 0, 'call')} from ${tape}, ${s.upstream ?? 0} sent upstream; recorded ${count(s.recorded ?? 0, 'model call')} onto ${onto}`);
+      break;
+    case 'passthrough':
+      parts.push(`forwarded ${count(s.requests, 'request')}, recorded nothing`);
+      break;
+  }
+  return `${parts.join(', ')}; the command exited ${commandExit}`;
+}
