@@ -5,8 +5,11 @@
  *
  * The path rule: the client's base URL is the proxy's `/v1`; a request `<proxy>/v1/<rest>` goes to
  * `<upstream>/<rest>` (`/v1/chat/completions` → `http://127.0.0.1:1234/v1/chat/completions` for the
- * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. The
- * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
+ * upstream `http://127.0.0.1:1234/v1`). A path without a leading `/v1` is appended whole. Anthropic's
+ * clients are the exception: their base URL has no `/v1` (the proxy's root), and neither has the
+ * upstream's as Anthropic writes it (`https://api.anthropic.com`), so `/v1/messages…` keeps its
+ * `/v1` unless the upstream already ends in one. The upstream's own query parameters (e.g. an
+ * `api-version`) are added to every request's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../core/errors.js';
@@ -32,9 +35,11 @@ export function parseUpstream(value: string): URL {
 /** The URL a client's request (`req.url`: path and query) goes to under `base` (see the module comment). */
 export function mapPath(base: URL, requestPath: string): URL {
   const client = new URL(requestPath, 'http://proxy.invalid');
-  const rest = client.pathname.replace(/^\/v1(?=\/|$)/, '');
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const anthropic = /^\/v1\/messages(?=\/|$)/.test(client.pathname) && !basePath.endsWith('/v1');
+  const rest = anthropic ? client.pathname : client.pathname.replace(/^\/v1(?=\/|$)/, '');
   const target = new URL(base.href);
-  target.pathname = base.pathname.replace(/\/+$/, '') + rest;
+  target.pathname = basePath + rest;
   for (const [name, value] of client.searchParams) target.searchParams.append(name, value);
   return target;
 }
@@ -66,7 +71,8 @@ export interface Outgoing {
 
 /**
  * The request as it goes on: the client's method, body and headers (without its credentials), to
- * `url`, with `Authorization: Bearer <apiKey>` when there is a key. It never leaves the process
+ * `url`, with the upstream's key when there is one: in `x-api-key` when the client sent its own
+ * there (Anthropic's clients), else as `Authorization: Bearer <apiKey>`. It never leaves the process
  * with a client's key in it.
  */
 export function outgoingRequest(req: IncomingMessage, body: Buffer, url: URL, apiKey: string | undefined, signal: AbortSignal): Outgoing {
@@ -75,7 +81,10 @@ export function outgoingRequest(req: IncomingMessage, body: Buffer, url: URL, ap
     if (value === undefined || DROPPED.has(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  if (apiKey !== undefined && apiKey !== '') headers.set('authorization', `Bearer ${apiKey}`);
+  if (apiKey !== undefined && apiKey !== '') {
+    if (req.headers['x-api-key'] !== undefined) headers.set('x-api-key', apiKey);
+    else headers.set('authorization', `Bearer ${apiKey}`);
+  }
   const method = (req.method ?? 'GET').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD' && body.length > 0;
   return { url: url.href, init: { method, headers, body: hasBody ? new Uint8Array(body) : null, signal } };
