@@ -8,6 +8,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -220,5 +222,44 @@ describe('the Messages API through agentctl proxy', () => {
     const done = await replaying.stop();
     const served = JSON.parse(done.stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
     expect(served).toMatchObject({ mode: 'replay', served: 2, divergences: 0, unused: 0, refused: 0 });
+  });
+});
+
+describe('a stream that carries an error event', () => {
+  /** A server whose stream starts a message, then reports `overloaded_error` (as the API does mid-stream). */
+  async function overloadedServer(): Promise<{ root: string; close(): Promise<void> }> {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const start = { type: 'message_start', message: { id: 'msg_live', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 0 } } };
+        res.write(`event: message_start\ndata: ${JSON.stringify(start)}\n\n`);
+        res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  it('is recorded as the call failing, and a replay fails it the same way', async () => {
+    const server = await overloadedServer();
+    const store = newStore();
+    const rec = await record({ store });
+    const ask = (c: Anthropic): Promise<Message> => c.messages.stream({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+    try {
+      await expect(ask(client(rec.fetch, server.root))).rejects.toThrow(/Overloaded/);
+    } finally {
+      await server.close();
+    }
+    const meta = await rec.finish();
+    const events = await storedEvents(store, rec.runId);
+    expect(events.filter((e) => e.type === 'llm_response')).toEqual([]);
+    expect(events.filter((e) => e.type === 'llm_error').map((e) => e.message)).toEqual(['overloaded_error: Overloaded']);
+    expect(events.filter((e) => e.type === 'llm_chunk').at(-1)).toMatchObject({ chunk: { finished: true, error: 'overloaded_error: Overloaded' } });
+    expect(meta.totals?.llmCalls).toBe(1);
+
+    const rep = await replay({ tape: { store, run: rec.runId }, strict: true });
+    await expect(ask(client(rep.fetch))).rejects.toThrow(/Overloaded/);
+    expect(rep.replay.calls).toHaveLength(1);
   });
 });
