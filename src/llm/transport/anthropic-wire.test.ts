@@ -75,6 +75,18 @@ describe('anthropicWire.request', () => {
     expect(anthropicWire.request(body('BBBB', { a: 1, b: 2 })).messages[0]).not.toEqual(a.messages[0]);
   });
 
+  it('keeps the blocks of a user message in order around its tool results', () => {
+    const request = anthropicWire.request({
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'before' }, { type: 'tool_result', tool_use_id: 't', content: 'r' }, { type: 'text', text: 'after' }] }],
+    });
+    expect(request.messages).toEqual([
+      { role: 'user', content: 'before' },
+      { role: 'tool', tool_call_id: 't', content: 'r' },
+      { role: 'user', content: 'after' },
+    ]);
+  });
+
   it('refuses a body that is not a Messages API request', () => {
     expect(() => anthropicWire.request({ model: 'm', input: 'hi' })).toThrow(TypeError);
   });
@@ -166,6 +178,13 @@ describe('anthropicWire.stream', () => {
     });
   });
 
+  it('reads text a content_block_start already carries', () => {
+    const stream = anthropicWire.stream();
+    const chunk = stream.add({ event: 'content_block_start', data: JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Hi' } }) }, 0);
+    expect(chunk).toMatchObject({ content: 'Hi' });
+    expect(stream.response().message.content).toBe('Hi');
+  });
+
   it('an error event fails the stream', () => {
     const stream = anthropicWire.stream();
     stream.add(STREAM[0] as SseEvent, 0);
@@ -211,6 +230,8 @@ describe('anthropicWire replies', () => {
       'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
       'message_delta', 'message_stop',
     ]);
+    // A tool_use block starts with an empty input, as the API sends it: its input comes in the deltas.
+    expect((JSON.parse(events[5]?.data ?? '') as { content_block: unknown }).content_block).toEqual({ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} });
     const again = anthropicWire.stream();
     for (const [i, event] of events.entries()) again.add(event, i);
     expect(again.response()).toEqual({ ...response, model: 'claude-test' });
