@@ -13,13 +13,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../src/core/events.js';
 import type { FetchLike } from '../src/library/fetch-like.js';
 import { record, replay } from '../src/library/record-replay.js';
-import { TapeStore } from '../src/tape/tape-store.js';
 import { startAimock, type Aimock, type AimockFixture } from './support/aimock.js';
 import { runCli } from './support/cli.js';
 import { killProxies, startProxy } from './support/proxy.js';
+import { storedEvents } from './support/stored-events.js';
 
 const API_KEY = 'sk-ant-test-0123456789abcdefghij';
 const UPSTREAM_KEY = 'upstream-anthropic-key-5e8c1d7a';
@@ -96,17 +95,6 @@ async function agent(
 
 function client(fetch: FetchLike, baseURL = 'http://127.0.0.1:9'): Anthropic {
   return new Anthropic({ apiKey: API_KEY, baseURL, fetch: fetch as never, maxRetries: 0 });
-}
-
-async function storedEvents(store: string, runId: string): Promise<RunEvent[]> {
-  const opened = await TapeStore.open(store, { create: false });
-  try {
-    const out: RunEvent[] = [];
-    for await (const event of opened.readEvents(runId)) out.push(event);
-    return out;
-  } finally {
-    await opened.close();
-  }
 }
 
 /** Record the agent against aimock; returns the store, the run and what the client saw. */
