@@ -97,8 +97,8 @@ export const llmErrorKindSchema = z.enum(['recoverable', 'fatal']);
 
 // ---- HTTP, as recorded at the transport ----
 
-/** Which model API a transport-recorded call used. */
-export const modelEndpointSchema = z.enum(['chat', 'responses']);
+/** Which model API a transport-recorded call used: Chat Completions, the Responses API, or Anthropic's Messages API. */
+export const modelEndpointSchema = z.enum(['chat', 'responses', 'messages']);
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

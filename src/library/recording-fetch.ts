@@ -3,7 +3,7 @@
  * openai-agents-js, the Vercel AI SDK's OpenAI provider) and every call the client makes goes
  * through it onto the session's run.
  *
- * - Chat Completions and Responses API calls are model calls, written as the built-in loop writes
+ * - Chat Completions, Responses API and Anthropic Messages API calls are model calls, written as the built-in loop writes
  *   them: `llm_request` (a delta of the redacted messages, the hash over everything that affects
  *   the answer), for a stream one `llm_chunk` per event that adds to the answer (with the raw
  *   server-sent events, so a replay serves the stream byte for byte), then `llm_response` with the
@@ -216,9 +216,9 @@ export class TransportRecorder {
   }
 }
 
-/** The URL without its API path (`…/v1/chat/completions` → `…/v1`). */
+/** The URL without its API path (`…/v1/chat/completions` → `…/v1`, `…/v1/messages` → `…/v1`). */
 function baseOf(url: URL): string {
-  return `${url.origin}${url.pathname.replace(/\/(chat\/completions|responses)\/?$/, '')}`;
+  return `${url.origin}${url.pathname.replace(/\/(chat\/completions|responses|messages)\/?$/, '')}`;
 }
 
 

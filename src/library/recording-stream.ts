@@ -91,8 +91,10 @@ export function recordedStream(call: StreamCall): Response {
     const cut = how.stopped === true ? STOPPED : how.error;
     // The events not yet given to a chunk (e.g. `data: [DONE]`) go with the terminal one.
     await session.write(chunkEvent(wire.terminal(offset(), cut), how.stopped === true ? '' : raw));
-    if (how.error !== undefined) {
-      await call.fail(how.error);
+    // A stream that carried an error event of its API's own failed, though it ended cleanly.
+    const failed = how.error ?? (how.stopped === true ? undefined : wire.error);
+    if (failed !== undefined) {
+      await call.fail(failed);
       return;
     }
     if (how.stopped === true) {

@@ -64,7 +64,7 @@ export function replayingFetch(options: ReplayingFetchOptions): FetchLike {
     if (model === undefined) return exchange(request);
     const served = engine.take(viewOf(model.request), model.hash);
     const labels = (iteration: number): ReplyLabels => ({
-      id: model.wire.endpoint === 'responses' ? `resp_replay_${run.id}_${iteration}` : `chatcmpl-replay-${run.id}-${iteration}`,
+      id: model.wire.replyId(run.id, iteration),
       created,
       model: model.request.model,
     });

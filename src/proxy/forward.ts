@@ -64,7 +64,11 @@ export function outgoingRequest(req: IncomingMessage, body: Buffer, route: Route
     if (value === undefined || DROPPED.has(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  if (route.credential !== undefined) headers.set(route.credential.header, route.credential.value);
+  const key = route.credential;
+  if (key !== undefined) {
+    if (key.header === 'x-api-key' || req.headers['x-api-key'] !== undefined) headers.set('x-api-key', key.key);
+    else headers.set('authorization', `Bearer ${key.key}`);
+  }
   const method = (req.method ?? 'GET').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD' && body.length > 0;
   return { url: route.url.href, init: { method, headers, body: hasBody ? new Uint8Array(body) : null, signal } };

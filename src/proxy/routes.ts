@@ -7,11 +7,14 @@
  *   `http://127.0.0.1:1234/v1/chat/completions` for the base `http://127.0.0.1:1234/v1`); a path
  *   without a leading `/v1` is appended whole.
  * - Anthropic (`/v1/messages`, `/v1/messages/…`): its SDKs append `/v1/messages` to a base URL
- *   without `/v1`, so the path is appended whole to the Anthropic base (`https://api.anthropic.com`).
+ *   without `/v1`, and Anthropic writes its own base without one (`https://api.anthropic.com`), so
+ *   the path keeps its `/v1` unless the base already ends in one.
  *
- * A table without an Anthropic route sends those paths to the OpenAI one, as `agentctl proxy
- * --upstream` does. Each route carries its own key, set in the header its API reads. The
- * upstream's own query parameters (e.g. an `api-version`) are added to every request's.
+ * A table without an Anthropic route sends those paths to the OpenAI one (`agentctl proxy
+ * --upstream` has one upstream). The key goes in the header its API reads: `x-api-key` on the
+ * Anthropic route and for a client that sent its own key there (an Anthropic client behind a
+ * single upstream), else `Authorization: Bearer`. The upstream's own query parameters (e.g. an
+ * `api-version`) are added to every request's.
  */
 /** An upstream API and the key requests to it carry. */
 export interface Upstream {
@@ -24,10 +27,11 @@ export interface RouteTable {
   anthropic?: Upstream;
 }
 
-/** The header and value a request carries for its upstream's key. */
+/** The key a request carries to its upstream, and the header its API reads it from. */
 export interface Credential {
-  header: string;
-  value: string;
+  key: string;
+  /** `x-api-key` (Anthropic's), or `authorization` as a bearer token; a client that sent `x-api-key` gets it there either way. */
+  header: 'x-api-key' | 'authorization';
 }
 
 export interface Route {
@@ -43,24 +47,19 @@ export function isAnthropicPath(requestPath: string): boolean {
 
 /** Where a client's request (`req.url`: path and query) goes, and with which key. */
 export function route(table: RouteTable, requestPath: string): Route {
-  if (table.anthropic !== undefined && isAnthropicPath(requestPath)) {
-    const { url, apiKey } = table.anthropic;
-    return { url: appendPath(url, requestPath), credential: apiKey === undefined || apiKey === '' ? undefined : { header: 'x-api-key', value: apiKey } };
-  }
-  const { url, apiKey } = table.openai;
-  return { url: mapPath(url, requestPath), credential: apiKey === undefined || apiKey === '' ? undefined : { header: 'authorization', value: `Bearer ${apiKey}` } };
+  const anthropicRoute = table.anthropic !== undefined && isAnthropicPath(requestPath);
+  const { url, apiKey } = anthropicRoute ? (table.anthropic as Upstream) : table.openai;
+  const credential: Credential | undefined = apiKey === undefined || apiKey === '' ? undefined : { key: apiKey, header: anthropicRoute ? 'x-api-key' : 'authorization' };
+  return { url: mapPath(url, requestPath), credential };
 }
 
-/** The URL a client's OpenAI request (`req.url`: path and query) goes to under `base` (see the module comment). */
+/** The URL a client's request (`req.url`: path and query) goes to under `base` (see the module comment). */
 export function mapPath(base: URL, requestPath: string): URL {
-  return appendPath(base, requestPath, (pathname) => pathname.replace(/^\/v1(?=\/|$)/, ''));
-}
-
-/** `base` with the client's path (as `rest` keeps it) appended, and its query added to the base's own. */
-function appendPath(base: URL, requestPath: string, rest: (pathname: string) => string = (pathname) => pathname): URL {
   const client = new URL(requestPath, 'http://proxy.invalid');
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const keepsV1 = isAnthropicPath(requestPath) && !basePath.endsWith('/v1');
   const target = new URL(base.href);
-  target.pathname = base.pathname.replace(/\/+$/, '') + rest(client.pathname);
+  target.pathname = basePath + (keepsV1 ? client.pathname : client.pathname.replace(/^\/v1(?=\/|$)/, ''));
   for (const [name, value] of client.searchParams) target.searchParams.append(name, value);
   return target;
 }

@@ -308,7 +308,7 @@ function isEventLlmRequest(v: unknown): boolean {
       case 'model': if (!(typeof x === 'string')) return false; present++; break;
       case 'stream': if (!(typeof x === 'boolean')) return false; present++; break;
       case 'tools': if (!isEventLlmRequestTools(x)) return false; present++; break;
-      case 'endpoint': if (!(x === 'chat' || x === 'responses')) return false; break;
+      case 'endpoint': if (!(x === 'chat' || x === 'responses' || x === 'messages')) return false; break;
       case 'params': if (!isJsonRecord(x)) return false; break;
       default: return false;
     }

@@ -1,6 +1,6 @@
 /**
  * aimock (@copilotkit/aimock) for the transport tests: an OpenAI-compatible server on 127.0.0.1 that
- * speaks Chat Completions and the Responses API (streaming too), where test/support/mock-llm.ts
+ * speaks Chat Completions, the Responses API and Anthropic's Messages API (streaming too), where test/support/mock-llm.ts
  * speaks Chat Completions only. Fixtures are matched on each request's content, not its position.
  */
 import { LLMock, type FixtureFileResponse, type FixtureMatch } from '@copilotkit/aimock';
@@ -13,8 +13,12 @@ export interface AimockFixture {
 export interface Aimock {
   /** Pass as `baseURL` to an OpenAI client, e.g. `http://127.0.0.1:41234/v1`. */
   readonly baseURL: string;
-  /** How many model requests arrived (chat completions and responses). */
+  /** Pass as `baseURL` to an Anthropic client (its paths carry their `/v1`), e.g. `http://127.0.0.1:41234`. */
+  readonly root: string;
+  /** How many model requests arrived (chat completions, responses and messages). */
   requestCount(): number;
+  /** The requests that arrived: path and headers. */
+  requests(): { path: string; headers: Record<string, string> }[];
   /** Stop the server (and drop its connections). */
   close(): Promise<void>;
 }
@@ -27,7 +31,9 @@ export async function startAimock(fixtures: readonly AimockFixture[]): Promise<A
   let closed = false;
   return {
     baseURL: `${mock.url}/v1`,
-    requestCount: () => mock.getRequests().filter((r) => /\/(chat\/completions|responses)$/.test(r.path)).length,
+    root: mock.url,
+    requestCount: () => mock.getRequests().filter((r) => /\/(chat\/completions|responses|messages)$/.test(r.path)).length,
+    requests: () => mock.getRequests().map((r) => ({ path: r.path, headers: r.headers })),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -29,7 +29,7 @@ function describe(event: RunEvent): string | null {
         ? `${at} user: ${clip(event.content, 100)}`
         : `${at} (${event.internal}) ${clip(event.content, 100)}`;
     case 'llm_request':
-      return `${at} → ${event.model}${event.endpoint === 'responses' ? ' (responses)' : ''}: ${count(event.prefix + event.append.length, 'message')} (+${event.append.length})${event.stream ? ', streaming' : ''}`;
+      return `${at} → ${event.model}${event.endpoint === undefined || event.endpoint === 'chat' ? '' : ` (${event.endpoint})`}: ${count(event.prefix + event.append.length, 'message')} (+${event.append.length})${event.stream ? ', streaming' : ''}`;
     case 'llm_chunk':
       return event.chunk.finished && event.chunk.error !== undefined ? `${at} stream broke: ${event.chunk.error}` : null;
     case 'llm_error':

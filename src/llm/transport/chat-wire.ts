@@ -23,6 +23,8 @@ const NOT_PARAMS = new Set([
 export const chatWire: ModelWire = {
   endpoint: 'chat',
 
+  replyId: (run, iteration) => `chatcmpl-replay-${run}-${iteration}`,
+
   request(body: Record<string, unknown>): LlmRequest {
     if (typeof body.model !== 'string' || !Array.isArray(body.messages)) throw new TypeError('not a chat completion request (no model or messages)');
     const request = toLlmRequest(body as unknown as ChatCompletionCreateParamsBase);

@@ -13,6 +13,7 @@ import { canonicalJson } from '../../guardrails/canonical-json.js';
 import { nestsDeeperThan } from '../../tape/json-depth.js';
 import { HEADER_VALUE } from '../../tape/schema.js';
 import { TAPE_LIMITS } from '../../tape/tape-limits.js';
+import { anthropicWire } from './anthropic-wire.js';
 import { chatWire } from './chat-wire.js';
 import { responsesWire } from './responses-wire.js';
 import type { ModelWire } from './wire.js';
@@ -296,11 +297,13 @@ export function wireFor(method: string, pathname: string): ModelWire | undefined
   const path = pathname.replace(/\/+$/, '');
   if (path.endsWith('/chat/completions')) return chatWire;
   if (path.endsWith('/responses')) return responsesWire;
+  if (path.endsWith('/v1/messages')) return anthropicWire;
   return undefined;
 }
 
 export function wireOf(endpoint: ModelEndpoint | undefined): ModelWire {
-  return endpoint === 'responses' ? responsesWire : chatWire;
+  if (endpoint === 'responses') return responsesWire;
+  return endpoint === 'messages' ? anthropicWire : chatWire;
 }
 
 /** The hash an opaque exchange is matched by: method, path and body (and how the body is encoded, when base64). */

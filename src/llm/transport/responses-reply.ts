@@ -6,6 +6,7 @@
  */
 import type { FinishReason, LlmChunk, LlmResponse } from '../../core/llm.js';
 import type { ToolCall } from '../../core/messages.js';
+import { pieces, recordedArguments, recordedText } from './reply-pieces.js';
 import type { ReplyLabels, SseEvent } from './wire.js';
 
 type Json = Record<string, unknown>;
@@ -124,22 +125,6 @@ function replyShell(response: LlmResponse, labels: ReplyLabels, status: Response
     tool_choice: 'auto',
     tools: [],
   };
-}
-
-/** The pieces a recorded stream was cut into, when they add up to `whole`; else `whole` in one piece. */
-function pieces(recorded: readonly string[] | undefined, whole: string): string[] {
-  if (recorded === undefined || recorded.length === 0 || recorded.join('') !== whole) return whole === '' ? [] : [whole];
-  return [...recorded];
-}
-
-function recordedText(chunks: readonly LlmChunk[] | undefined): string[] | undefined {
-  return chunks?.flatMap((chunk) => (!chunk.finished && chunk.content !== undefined && chunk.content !== '' ? [chunk.content] : []));
-}
-
-function recordedArguments(chunks: readonly LlmChunk[] | undefined, index: number): string[] | undefined {
-  return chunks?.flatMap((chunk) =>
-    chunk.finished ? [] : (chunk.toolCalls ?? []).flatMap((call) => (call.index === index && call.arguments !== undefined && call.arguments !== '' ? [call.arguments] : [])),
-  );
 }
 
 /** Numbers the events as they are added. */

@@ -18,15 +18,12 @@
  * The `openai` package is imported only in src/llm and src/library, so the shapes read and written
  * here are structural.
  */
-import { createHash } from 'node:crypto';
 import type { FinishReason, LlmChunk, LlmRequest, LlmResponse, ToolCallDelta, Usage } from '../../core/llm.js';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../core/messages.js';
-import { canonicalJson } from '../../guardrails/canonical-json.js';
 import { paramsOf } from './chat-wire.js';
 import { replyBody, replyEvents } from './responses-reply.js';
 import type { ModelWire, SseEvent, WireStream } from './wire.js';
-
-type Json = Record<string, unknown>;
+import { isRecord, parseJson, placeholder, text, type Json } from './wire-json.js';
 
 /**
  * Body fields that are part of `LlmRequest` itself and on the tape, or that label, route or cache a
@@ -41,6 +38,8 @@ const NOT_PARAMS = new Set([
 
 export const responsesWire: ModelWire = {
   endpoint: 'responses',
+
+  replyId: (run, iteration) => `resp_replay_${run}_${iteration}`,
 
   request(body: Json): LlmRequest {
     const { model, input } = body;
@@ -140,12 +139,6 @@ function toolDefinition(tool: unknown): ToolDefinition {
   }
   const name = isRecord(tool) && typeof tool.type === 'string' ? tool.type : 'tool';
   return { type: 'function', function: { name, description: '', parameters: isRecord(tool) ? tool : { value: tool } } };
-}
-
-/** `[<type> <digest>]`: a short SHA-256 of the value's canonical JSON, so different values read differently. */
-function placeholder(type: string, value: unknown): string {
-  const digest = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
-  return `[${type} ${digest}]`;
 }
 
 // ---- responses ----
@@ -340,24 +333,5 @@ class ResponsesStream implements WireStream {
 
   private chunk(offsetMs: number, fields: Pick<LlmChunk, 'content' | 'toolCalls'>): LlmChunk {
     return { index: this.nextIndex++, offsetMs, ...fields, finished: false };
-  }
-}
-
-// ---- helpers ----
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A string field's value, or '' when it is not a string. */
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function parseJson(data: string): unknown {
-  try {
-    return JSON.parse(data) as unknown;
-  } catch {
-    return undefined; // not JSON: nothing the answer is made of
   }
 }

@@ -1,6 +1,7 @@
 /**
  * How a model API looks on the wire, for recording and replaying at the transport. One `ModelWire`
- * per API (Chat Completions in chat-wire.ts, the Responses API in responses-wire.ts) turns a
+ * per API (Chat Completions in chat-wire.ts, the Responses API in responses-wire.ts, Anthropic's
+ * Messages API in anthropic-wire.ts) turns a
  * request body into our `LlmRequest`, a reply (whole or as server-sent events) into our
  * `LlmResponse` and chunks — the same tape events the built-in loop writes — and, the other way, an
  * `LlmResponse` the tape has no reply body for (a patch, a run recorded by `agentctl record`) into
@@ -14,7 +15,7 @@ export type { SseEvent };
 
 /** What a served reply is labelled with, so a replay is deterministic: ids and times from the tape. */
 export interface ReplyLabels {
-  /** e.g. `chatcmpl-replay-<run>-<n>` or `resp_replay_<run>_<n>`. */
+  /** The wire's `replyId`: e.g. `chatcmpl-replay-<run>-<n>`, `resp_replay_<run>_<n>`, `msg_replay_<run>_<n>`. */
   id: string;
   /** Unix seconds. */
   created: number;
@@ -23,6 +24,8 @@ export interface ReplyLabels {
 
 export interface ModelWire {
   readonly endpoint: ModelEndpoint;
+  /** The id of a reply written for call `iteration` of run `run` (ids in this API's own style, the same on every replay). */
+  replyId(run: string, iteration: number): string;
   /**
    * A request body as our request: model, messages, tools, stream, max tokens, temperature, and in
    * `params` every other field that affects the answer (not ones that only label or route it, like
@@ -51,6 +54,8 @@ export interface WireStream {
   readonly done: boolean;
   /** True once the stream carried a finish reason (or its API's equivalent). */
   readonly hasFinishReason: boolean;
+  /** Set once the stream carried an error of the API's own (an `error` event): the call failed, though the stream ended cleanly. */
+  readonly error?: string;
   /** The one terminal chunk (`finished: true`), with `error` when the stream broke. */
   terminal(offsetMs: number, error?: string): LlmChunk;
   /** The response the stream added up to. */

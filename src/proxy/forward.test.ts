@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { outgoingRequest } from './forward.js';
+import { mapPath, type Route } from './routes.js';
+
+describe('mapPath', () => {
+  it.each([
+    ['http://127.0.0.1:1234/v1', '/v1/chat/completions', 'http://127.0.0.1:1234/v1/chat/completions'],
+    ['http://127.0.0.1:1234', '/v1/chat/completions', 'http://127.0.0.1:1234/chat/completions'],
+    ['https://example.test/v1beta/openai', '/v1/chat/completions?x=1', 'https://example.test/v1beta/openai/chat/completions?x=1'],
+    // Anthropic's clients and upstreams have no /v1 in their base URL: the path keeps its own.
+    ['https://api.anthropic.com', '/v1/messages', 'https://api.anthropic.com/v1/messages'],
+    ['http://127.0.0.1:1234/', '/v1/messages?beta=true', 'http://127.0.0.1:1234/v1/messages?beta=true'],
+    ['http://127.0.0.1:1234/v1', '/v1/messages', 'http://127.0.0.1:1234/v1/messages'],
+    ['http://127.0.0.1:1234/v1/', '/v1/messages', 'http://127.0.0.1:1234/v1/messages'],
+  ])('%s + %s → %s', (base, path, target) => {
+    expect(mapPath(new URL(base), path).href).toBe(target);
+  });
+});
+
+describe('outgoingRequest', () => {
+  const request = (headers: Record<string, string>): IncomingMessage => ({ method: 'POST', headers }) as unknown as IncomingMessage;
+  const url = new URL('http://127.0.0.1:1234/v1/messages');
+  const target = (key: string | undefined, header: 'x-api-key' | 'authorization' = 'authorization'): Route => ({ url, credential: key === undefined ? undefined : { key, header } });
+  const signal = new AbortController().signal;
+
+  it('puts the upstream key where the client put its own: x-api-key for a client that sent one', () => {
+    const out = outgoingRequest(request({ 'x-api-key': 'client-key', 'anthropic-version': '2023-06-01' }), Buffer.from('{}'), target('upstream-key'), signal);
+    expect(out.init.headers.get('x-api-key')).toBe('upstream-key');
+    expect(out.init.headers.get('authorization')).toBeNull();
+    expect(out.init.headers.get('anthropic-version')).toBe('2023-06-01');
+  });
+
+  it('else as a bearer token, the client key dropped', () => {
+    const out = outgoingRequest(request({ authorization: 'Bearer client-key' }), Buffer.from('{}'), target('upstream-key'), signal);
+    expect(out.init.headers.get('authorization')).toBe('Bearer upstream-key');
+    expect(out.init.headers.get('x-api-key')).toBeNull();
+  });
+
+  it('on the Anthropic route, in x-api-key whatever the client sent', () => {
+    const out = outgoingRequest(request({ authorization: 'Bearer client-key' }), Buffer.from('{}'), target('upstream-key', 'x-api-key'), signal);
+    expect(out.init.headers.get('x-api-key')).toBe('upstream-key');
+    expect(out.init.headers.get('authorization')).toBeNull();
+  });
+
+  it('with no upstream key, neither header goes on', () => {
+    const out = outgoingRequest(request({ 'x-api-key': 'client-key' }), Buffer.from('{}'), target(undefined), signal);
+    expect(out.init.headers.get('x-api-key')).toBeNull();
+  });
+});
