@@ -7,9 +7,11 @@ import { TapeStore, type OpenStoreOptions } from './tape/tape-store.js';
 
 // Recording and replaying any agent: a recording or replaying `fetch` for any client that takes
 // one, the `openai` SDK conveniences built on it, and tool functions recorded with them.
-export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './library/record-replay.js';
-export { recordOpenAI, type OpenAIRecording, type RecordOpenAIOptions } from './library/record-openai.js';
-export { replayOpenAI, type ReplayedOpenAI, type ReplayOpenAIOptions } from './library/replay-openai.js';
+export { record, replay } from './library/record-replay.js';
+export type { TapeOptions, TapeSession, SessionMode, Upstream } from './library/tape-options.js';
+export { withTape, type WithTapeOptions } from './library/with-tape.js';
+export { recordOpenAI, replayOpenAI, type OpenAIClientLike, type OpenAITape } from './library/record-openai.js';
+export { TAPE_MODES, type TapeMode } from './core/tape-modes.js';
 export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './library/recorded-tool.js';
 export type { FetchLike } from './library/fetch-like.js';
 export type { FinishOptions } from './library/recording-session.js';
@@ -56,8 +58,8 @@ export { ManualClock, seededRandom, systemClock, type Clock, type Random } from 
 // Errors: every expected failure is an AgentctlError with a stable `code` and its exit code
 // (README, "Error codes"). ToolNotReplayedError is exported above, with the recorded tools.
 export {
-  AgentctlError, isAgentctlError, InvalidOptionError, IoError, NotFoundError, StoreLockedError, TapeExhaustedError, TapeFormatError,
-  UnexpectedError, UsageError, type ErrorCode,
+  AgentctlError, isAgentctlError, InvalidOptionError, IoError, NotFoundError, ReplayDivergedError, StoreLockedError, TapeExhaustedError,
+  TapeFormatError, UnexpectedError, UsageError, type ErrorCode,
 } from './core/errors.js';
 export { LlmError, isLlmError, type LlmErrorData } from './core/llm-error.js';
 

@@ -2,19 +2,20 @@
  * What `agentctl proxy` does with a request, by mode — each one a `fetch` from the library
  * (src/library/record-replay.ts), so the proxy records and replays exactly as `record()` / `replay()` do:
  *
- * - `record`: through `record(…, { source: 'proxy', apiKey })` to the upstream; one run.
- * - `replay`: through `replay({ tape, strict })`, no upstream; strict by default, so a request the
+ * - `record`: a session in mode `record` (source proxy, the upstream's key taught to the redactor); one run.
+ * - `replay`: a session in mode `replay`, no upstream; strict by default, so a request the
  *   tape has no match for gets the `agentctl_replay_mismatch` HTTP 400 (nearest recorded call, first
  *   differing field); `--no-strict` serves it by position and reports the divergence.
- * - `replay-or-record`: through `replay({ tape, strict: true, fallback, save })`: what matches is
- *   served, anything else (no match, or past the tape) goes upstream, and the whole session is
- *   recorded as one new run (kind replay, its parent the tape's run).
+ * - `replay-or-record`: a session in mode `new-episodes`: what matches is served, anything else (no
+ *   match, or past the tape) goes upstream, and the whole session is recorded as one new run (kind
+ *   replay, its parent the tape's run).
  * - `passthrough`: to the upstream, nothing recorded.
  */
 import type { RunMeta } from '../core/run-meta.js';
 import { describeDivergence, type ReplayState } from '../replay/replay-engine.js';
 import { isTapePath } from '../tape/tape-file.js';
-import { record, replay, type Replay } from '../library/record-replay.js';
+import type { TapeSession } from '../library/tape-options.js';
+import { openTapeSession } from '../library/tape-session.js';
 import { mapPath } from './forward.js';
 import type { ProxyHandler } from './server.js';
 
@@ -88,15 +89,16 @@ export async function openMode(setup: ProxySetup): Promise<ProxyMode> {
 
 function recordMode(setup: ProxySetup): Promise<ProxyMode> {
   const upstream = setup.upstream as URL;
-  return record({ store: setup.store, ...(setup.name === undefined ? {} : { runName: setup.name }) }, { source: 'proxy', apiKey: setup.apiKey ?? null }).then((rec) => ({
+  const tape = { store: setup.store, ...(setup.name === undefined ? {} : { run: setup.name }) };
+  return openTapeSession({ tape, mode: 'record' }, { defaultMode: 'record', source: 'proxy', apiKey: setup.apiKey ?? null, environment: false }).then((rec) => ({
     mode: 'record',
-    runId: rec.runId,
+    runId: rec.runId ?? null,
     tapeRun: undefined,
     target: (path) => mapPath(upstream, path),
     fetch: rec.fetch,
     apiKey: setup.apiKey,
     finish: async (requests) => {
-      const meta = await rec.finish(STOPPED);
+      const meta = (await rec.finish(STOPPED)) as RunMeta;
       return { ...empty('record', requests), runId: meta.id, recorded: meta.totals?.llmCalls ?? 0 };
     },
   }));
@@ -107,16 +109,16 @@ async function replayMode(setup: ProxySetup): Promise<ProxyMode> {
   const tape = isTapePath(ref) ? ref : { store: setup.store, run: ref };
   const orRecord = setup.mode === 'replay-or-record';
   const replayed = orRecord
-    ? await replay({
+    ? await openTapeSession({
       tape,
-      // Strict, with a live fallback: a request the tape has no match for goes upstream instead of being served by position.
-      strict: true,
+      // Served when it matches, else upstream; the session is recorded as a new run of the tape.
+      mode: 'new-episodes',
       // `url: ''`: the request goes as it is (already mapped onto the upstream here), with the key.
-      fallback: { url: '', ...(setup.apiKey === undefined ? {} : { apiKey: setup.apiKey }) },
-      save: setup.store,
-    }, { source: 'proxy' })
-    : await replay({ tape, strict: setup.strict });
-  const run = replayed.replay.run;
+      upstream: { url: '', ...(setup.apiKey === undefined ? {} : { apiKey: setup.apiKey }) },
+    }, { defaultMode: 'new-episodes', source: 'proxy', environment: false })
+    : await openTapeSession({ tape, mode: 'replay', strict: setup.strict }, { defaultMode: 'replay', environment: false });
+  const state = replayed.replay as ReplayState;
+  const run = state.run;
   const base = orRecord ? (setup.upstream as URL) : replayBase(run, setup.self);
   let refused = 0;
   let seen = 0;
@@ -128,7 +130,7 @@ async function replayMode(setup: ProxySetup): Promise<ProxyMode> {
     fetch: replayed.fetch,
     apiKey: setup.apiKey,
     observe: async (request, response) => {
-      seen = noteCalls(replayed.replay, seen, setup.note);
+      seen = noteCalls(state, seen, setup.note);
       const error = await agentctlError(response);
       if (error === undefined) return;
       refused++;
@@ -207,8 +209,8 @@ async function agentctlError(response: Response): Promise<string | undefined> {
   }
 }
 
-function replayCounts(replayed: Replay): Pick<ProxySummary, 'served' | 'upstream' | 'divergences' | 'unused'> {
-  const state = replayed.replay;
+function replayCounts(replayed: TapeSession): Pick<ProxySummary, 'served' | 'upstream' | 'divergences' | 'unused'> {
+  const state = replayed.replay as ReplayState;
   return {
     served: state.calls.filter((c) => c.source !== 'live').length,
     upstream: state.liveCalls,
