@@ -9,13 +9,14 @@
 
 // Recording and replaying any agent: a recording or replaying `fetch` for any client that takes
 // one, the `openai` SDK conveniences built on it, and tool functions recorded with them.
-export { record, replay, type Fallback, type RecordOptions, type Recording, type ReplayOptions as ReplayFetchOptions, type Replay } from './library/record-replay.js';
-export { recordOpenAI, type OpenAIRecording, type RecordOpenAIOptions } from './library/record-openai.js';
-export { replayOpenAI, type ReplayedOpenAI, type ReplayOpenAIOptions } from './library/replay-openai.js';
+export { record, replay } from './library/record-replay.js';
+export type { TapeOptions, TapeSession, SessionMode, Upstream } from './library/tape-options.js';
+export { withTape, type WithTapeOptions } from './library/with-tape.js';
+export { recordOpenAI, replayOpenAI, type OpenAIClientLike, type OpenAITape } from './library/record-openai.js';
+export { TAPE_MODES, type TapeMode } from './core/tape-modes.js';
 export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './library/recorded-tool.js';
 export type { FetchLike } from './library/fetch-like.js';
 export type { FinishOptions } from './library/recording-session.js';
-export { TAPE_MODES, type TapeMode } from './core/tape-modes.js';
 
 // What a replay did, and where a request differed from the recorded one.
 export type { ReplayState, ReplayedCall, RequestDivergence } from './replay/replay-engine.js';
@@ -25,8 +26,8 @@ export type { PatchInput } from './replay/patches.js';
 // Errors: every expected failure is an AgentctlError with a stable `code` and its exit code
 // (README, "Error codes"). ToolNotReplayedError is exported above, with the recorded tools.
 export {
-  AgentctlError, isAgentctlError, InvalidOptionError, IoError, NotFoundError, StoreLockedError, TapeExhaustedError, TapeFormatError,
-  UnexpectedError, UsageError, type AgentctlErrorOptions, type ErrorCode,
+  AgentctlError, isAgentctlError, InvalidOptionError, IoError, NotFoundError, ReplayDivergedError, StoreLockedError, TapeExhaustedError,
+  TapeFormatError, UnexpectedError, UsageError, type AgentctlErrorOptions, type ErrorCode,
 } from './core/errors.js';
 
 // What a tape holds: the run's metadata and the events a recorded agent's run is made of.

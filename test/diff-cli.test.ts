@@ -264,8 +264,8 @@ describe('agentctl diff', () => {
       for (const tag of ['Xy7', 'q1']) {
         const llm = await startMockLlm(steps(tag, stream));
         try {
-          const recording = await recordOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: llm.baseURL }), { store: libStore, runName: `${stream ? 'stream' : 'whole'}-${tag}` });
-          await agent(recording.client, stream);
+          const recording = await recordOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: llm.baseURL }), { tape: { store: libStore, run: `${stream ? 'stream' : 'whole'}-${tag}` } });
+          await agent(recording, stream);
           await recording.finish();
         } finally {
           await llm.close();

@@ -16,7 +16,8 @@ import type { RunEvent } from '../src/core/events.js';
 import type { ChatMessage, ToolDefinition } from '../src/core/messages.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import { recordOpenAI } from '../src/library/record-openai.js';
-import { replayOpenAI, type ReplayOpenAIOptions } from '../src/library/replay-openai.js';
+import { replayOpenAI } from '../src/library/record-openai.js';
+import type { TapeOptions } from '../src/library/tape-options.js';
 import { runEventSchema } from '../src/tape/schema.js';
 import { record as recordRun, replay as replayRun } from '../src/library/record-replay.js';
 import { writeTapeFile } from '../src/tape/tape-file.js';
@@ -140,9 +141,9 @@ async function record(stream: boolean, name: string): Promise<{ meta: RunMeta; t
   const llm = await startMockLlm(STEPS);
   try {
     const real = new OpenAI({ baseURL: llm.baseURL, apiKey: MARKER, maxRetries: 0 });
-    const recording = await recordOpenAI(real, { store: storeDir, runName: name, task: 'find the answer' });
-    const turns = await runAgent(recording.client, { stream, secret: MARKER });
-    const meta = await recording.finish();
+    const recording = await recordOpenAI(real, { tape: { store: storeDir, run: name }, task: 'find the answer' });
+    const turns = await runAgent(recording, { stream, secret: MARKER });
+    const meta = (await recording.finish()) as RunMeta;
     expect(meta.id).toBe(recording.runId);
     llm.assertConsumed();
     return { meta, turns, sent: llm.requests.map((r) => JSON.stringify(r)) };
@@ -252,31 +253,31 @@ describe('recordOpenAI', () => {
     try {
       const clock = new ManualClock(1000);
       const real = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-other-key-0123456789', maxRetries: 0 });
-      const recording = await recordOpenAI(real, { store, clock });
+      const recording = await recordOpenAI(real, { tape: { store }, clock });
       const seen: string[] = [];
       const stored = async (iteration: number): Promise<void> => {
         clock.advance(5);
         const types: string[] = [];
-        for await (const event of store.readEvents(recording.runId)) {
+        for await (const event of store.readEvents((recording.runId as string))) {
           if ('iteration' in event && event.iteration === iteration) types.push(event.type);
         }
         seen.push(`${iteration}:${types.includes('llm_response')}`);
       };
-      await runAgent(recording.client, { stream: false, afterCall: stored });
-      await runAgent(recording.client, { stream: true, afterCall: (i) => stored(i + 3) });
+      await runAgent(recording, { stream: false, afterCall: stored });
+      await runAgent(recording, { stream: true, afterCall: (i) => stored(i + 3) });
       expect(seen).toEqual(['0:true', '1:true', '2:true', '3:true', '4:true', '5:true']);
 
       // The SDK's objects themselves: the server's ids, and the usage-only trailer of a stream.
-      const direct = await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] })
+      const direct = await recording.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] })
         .catch((error: unknown) => error);
       expect(String(direct)).toMatch(/400/); // the scenario ran out: the server's error reaches the caller unchanged
       const meta = await recording.finish({ state: 'ERROR', reason: 'stopped by the test' });
-      expect(meta.finalState).toBe('ERROR');
+      expect(meta?.finalState).toBe('ERROR');
       expect(await recording.finish()).toEqual(meta);
-      await expect(recording.client.chat.completions.create({ model: 'gpt-test', messages: [] })).rejects.toThrow(/finished/);
+      await expect(recording.chat.completions.create({ model: 'gpt-test', messages: [] })).rejects.toThrow(/finished/);
 
       const events: RunEvent[] = [];
-      for await (const event of store.readEvents(recording.runId)) events.push(event);
+      for await (const event of store.readEvents((recording.runId as string))) events.push(event);
       const error = events.find((e) => e.type === 'llm_error');
       expect(error).toMatchObject({ iteration: 6, attempt: 0, kind: 'fatal', status: 400 });
       expect(events.at(-1)).toMatchObject({ type: 'run_end', state: 'ERROR', reason: 'stopped by the test' });
@@ -293,10 +294,10 @@ describe('recordOpenAI', () => {
     const store = await TapeStore.open(join(dir, 'passthrough-store'));
     try {
       const real = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-other-key-0123456789', maxRetries: 0 });
-      const recording = await recordOpenAI(real, { store });
-      const completion = await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      const recording = await recordOpenAI(real, { tape: { store } });
+      const completion = await recording.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
       expect(completion).toMatchObject({ id: 'chatcmpl-mock-0', object: 'chat.completion', created: 1_700_000_000 });
-      const stream = await recording.client.chat.completions.create({
+      const stream = await recording.chat.completions.create({
         model: 'gpt-test',
         messages: [{ role: 'user', content: 'hi' }],
         stream: true,
@@ -325,9 +326,9 @@ describe('recordOpenAI', () => {
     let live: Turn[] = [];
     try {
       const real = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-other-key-0123456789', maxRetries: 0 });
-      const recording = await recordOpenAI(real, { store: recordingStore });
-      runId = recording.runId;
-      live = await runAgent(recording.client, { stream: true, retries: 1 });
+      const recording = await recordOpenAI(real, { tape: { store: recordingStore } });
+      runId = (recording.runId as string);
+      live = await runAgent(recording, { stream: true, retries: 1 });
       await recording.finish();
     } finally {
       await llm.close();
@@ -351,12 +352,12 @@ describe('recordOpenAI', () => {
 
     // The replay serves the answer that was acted on; the cut attempt is not replayed.
     // The replay fails the same way (the same events, then the break) and the retry gets the answer.
-    const replayed = await replayOpenAI({ tape: { store: recordingStore, run: runId }, client: { maxRetries: 0 } });
+    const replayed = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape: { store: recordingStore, run: runId } });
     const failure = await runAgent(replayed, { stream: true }).catch((error: unknown) => error);
     expect(String(failure)).toMatch(/terminated/);
-    const again = await replayOpenAI({ tape: { store: recordingStore, run: runId }, client: { maxRetries: 0 } });
+    const again = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape: { store: recordingStore, run: runId } });
     expect(await runAgent(again, { stream: true, retries: 1 })).toEqual(live);
-    expect(again.replay.divergences).toEqual([]);
+    expect(again.replay?.divergences).toEqual([]);
   });
 
   it('records a stream the caller stops reading as what had arrived, still with one finished chunk', async () => {
@@ -365,8 +366,8 @@ describe('recordOpenAI', () => {
     const store = await TapeStore.open(join(dir, 'abandon-store'));
     try {
       const real = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-other-key-0123456789', maxRetries: 0 });
-      const recording = await recordOpenAI(real, { store });
-      const stream = await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'count' }], stream: true });
+      const recording = await recordOpenAI(real, { tape: { store } });
+      const stream = await recording.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'count' }], stream: true });
       let text = '';
       for await (const chunk of stream) {
         text += chunk.choices[0]?.delta.content ?? '';
@@ -374,7 +375,7 @@ describe('recordOpenAI', () => {
       }
       await recording.finish();
       const events: RunEvent[] = [];
-      for await (const event of store.readEvents(recording.runId)) events.push(event);
+      for await (const event of store.readEvents((recording.runId as string))) events.push(event);
       for (const event of events) expect(runEventSchema.safeParse(event).error).toBeUndefined();
       const chunks = events.flatMap((e) => (e.type === 'llm_chunk' ? [e.chunk] : []));
       expect(chunks.filter((c) => c.finished)).toMatchObject([{ error: 'the client stopped reading the stream' }]);
@@ -391,30 +392,30 @@ describe('recordOpenAI', () => {
 describe('replayOpenAI', () => {
   it.each(['plain', 'stream'] as const)('replays a %s run from the store with the server gone: same answers, same hashes', async (mode) => {
     const { meta, turns } = recorded[mode];
-    const client = await replayOpenAI({ tape: { store: storeDir, run: meta.id } });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDir, run: meta.id } });
     expect(await runAgent(client, { stream: mode === 'stream', secret: MARKER })).toEqual(turns);
-    expect(client.replay.divergences).toEqual([]);
-    expect(client.replay.calls).toEqual([0, 1, 2].map((iteration) => ({ iteration, source: 'tape', matched: true, resynced: false })));
-    expect(client.replay.liveCalls).toBe(0);
-    expect(client.replay.remaining).toBe(0);
-    expect(client.replay.run.id).toBe(meta.id);
+    expect(client.replay?.divergences).toEqual([]);
+    expect(client.replay?.calls).toEqual([0, 1, 2].map((iteration) => ({ iteration, source: 'tape', matched: true, resynced: false })));
+    expect(client.replay?.liveCalls).toBe(0);
+    expect(client.replay?.remaining).toBe(0);
+    expect(client.replay?.run.id).toBe(meta.id);
   });
 
   it.each(['plain', 'stream'] as const)('replays a %s run from exported tape files (plain and gzip), by run name too', async (mode) => {
     const { meta, turns } = recorded[mode];
     for (const file of [`${mode}.tape.jsonl`, `${mode}.tape.jsonl.gz`]) {
-      const client = await replayOpenAI({ tape: await exportRun(meta.id, file) });
+      const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: await exportRun(meta.id, file) });
       expect(await runAgent(client, { stream: mode === 'stream', secret: MARKER })).toEqual(turns);
-      expect(client.replay.divergences).toEqual([]);
+      expect(client.replay?.divergences).toEqual([]);
     }
-    const byName = await replayOpenAI({ tape: { store: storeDir, run: meta.name ?? '' } });
-    expect(byName.replay.run.id).toBe(meta.id);
+    const byName = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDir, run: meta.name ?? '' } });
+    expect(byName.replay?.run.id).toBe(meta.id);
   });
 
   it('rebuilds the stream a recording without streaming never had; the changed stream flag is reported', async () => {
-    const client = await replayOpenAI({ tape: { store: storeDir, run: recorded.plain.meta.id } });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDir, run: recorded.plain.meta.id }, strict: false });
     expect(await runAgent(client, { stream: true, secret: MARKER })).toEqual(recorded.plain.turns);
-    expect(client.replay.divergences.map((d) => [d.iteration, d.path, d.recorded, d.replayed, d.expected])).toEqual([
+    expect(client.replay?.divergences.map((d) => [d.iteration, d.path, d.recorded, d.replayed, d.expected])).toEqual([
       [0, 'stream', false, true, false],
       [1, 'stream', false, true, false],
       [2, 'stream', false, true, false],
@@ -422,11 +423,11 @@ describe('replayOpenAI', () => {
   });
 
   it('serves a text patch in place of a response; the tape entry is consumed', async () => {
-    const client = await replayOpenAI({ tape: { store: storeDir, run: recorded.stream.meta.id }, patches: { 0: 'Nothing to do.' } });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDir, run: recorded.stream.meta.id }, patches: { 0: 'Nothing to do.' } });
     const turns = await runAgent(client, { stream: true, secret: MARKER });
     expect(turns).toEqual([{ content: 'Nothing to do.', toolCalls: [], finishReason: 'stop' }]);
-    expect(client.replay.calls).toEqual([{ iteration: 0, source: 'patch', matched: true, resynced: false }]);
-    expect(client.replay.remaining).toBe(2);
+    expect(client.replay?.calls).toEqual([{ iteration: 0, source: 'patch', matched: true, resynced: false }]);
+    expect(client.replay?.remaining).toBe(2);
   });
 
   it('reports the divergence a patch causes in the next request, as expected', async () => {
@@ -435,11 +436,11 @@ describe('replayOpenAI', () => {
       content: 'Patched: let me look.',
       tool_calls: original.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
     };
-    const client = await replayOpenAI({ tape: { store: storeDir, run: recorded.plain.meta.id }, patches: { 0: patch } });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDir, run: recorded.plain.meta.id }, patches: { 0: patch } });
     const turns = await runAgent(client, { stream: false, secret: MARKER });
     expect(turns[0]).toEqual({ ...original, content: 'Patched: let me look.' });
     expect(turns.slice(1)).toEqual(recorded.plain.turns.slice(1));
-    const first = client.replay.divergences[0];
+    const first = client.replay?.divergences[0];
     expect(first).toMatchObject({
       iteration: 1,
       messageIndex: 2,
@@ -449,8 +450,8 @@ describe('replayOpenAI', () => {
       expected: true,
     });
     expect(first?.recordedHash).not.toBe(first?.replayedHash);
-    expect(client.replay.divergences.map((d) => d.iteration)).toEqual([1, 2]);
-    expect(client.replay.calls.map((c) => [c.source, c.matched])).toEqual([
+    expect(client.replay?.divergences.map((d) => d.iteration)).toEqual([1, 2]);
+    expect(client.replay?.calls.map((c) => [c.source, c.matched])).toEqual([
       ['patch', true],
       ['tape', false],
       ['tape', false],
@@ -462,31 +463,31 @@ describe('replayOpenAI', () => {
       content: null,
       tool_calls: [{ id: 'call_patch', type: 'function' as const, function: { name: 'read_file', arguments: '{"path":"c.txt"}' } }],
     };
-    const options = (mode: 'plain' | 'stream'): ReplayOpenAIOptions => ({
+    const options = (mode: 'plain' | 'stream'): TapeOptions => ({
       tape: { store: storeDir, run: recorded[mode].meta.id },
       patches: { 2: oneMoreCall },
     });
 
-    it.each(['plain', 'stream'] as const)('fallback error (%s): "tape exhausted at iteration 3"', async (mode) => {
-      const client = await replayOpenAI(options(mode));
+    it.each(['plain', 'stream'] as const)('replay (%s): "tape exhausted at iteration 3"', async (mode) => {
+      const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), options(mode));
       const failure = await runAgent(client, { stream: mode === 'stream', secret: MARKER }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
       expect((failure as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('agentctl_tape_exhausted');
       expect((failure as Error).message).toBe('400 agentctl replay: tape exhausted at iteration 3');
-      expect(client.replay.exhaustedAt).toBe(3);
-      expect(client.replay.liveCalls).toBe(0);
+      expect(client.replay?.exhaustedAt).toBe(3);
+      expect(client.replay?.liveCalls).toBe(0);
     });
 
-    it.each(['plain', 'stream'] as const)('fallback client (%s): continues live for one call', async (mode) => {
+    it.each(['plain', 'stream'] as const)('new-episodes (%s): continues live for one call', async (mode) => {
       const llm = await startMockLlm([{ content: 'Live: c.txt says 43.' }]);
       try {
-        const live = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-live-key-0123456789', maxRetries: 0 });
-        const client = await replayOpenAI({ ...options(mode), fallback: live });
+        const upstream = { url: llm.baseURL, apiKey: 'sk-live-key-0123456789' };
+        const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { ...options(mode), mode: 'new-episodes', upstream });
         const turns = await runAgent(client, { stream: mode === 'stream', secret: MARKER });
         expect(turns.map((t) => t.content)).toEqual(['Let me look at the files.', null, null, 'Live: c.txt says 43.']);
-        expect(client.replay.liveCalls).toBe(1);
-        expect(client.replay.calls.map((c) => c.source)).toEqual(['tape', 'tape', 'patch', 'live']);
-        expect(client.replay.divergences).toEqual([]);
+        expect(client.replay?.liveCalls).toBe(1);
+        expect(client.replay?.calls.map((c) => c.source)).toEqual(['tape', 'tape', 'patch', 'live']);
+        expect(client.replay?.divergences).toEqual([]);
         llm.assertConsumed();
         // The replay is a run of its own in the tape's store, linked to it, with the live call on it.
         const saved = await client.finish();
@@ -501,7 +502,7 @@ describe('replayOpenAI', () => {
   });
 
   it('refuses a patch key that is not an iteration number', async () => {
-    await expect(replayOpenAI({ tape: { store: storeDir, run: recorded.plain.meta.id }, patches: { [-1]: 'x' } })).rejects.toThrow(/not a call number/);
+    await expect(replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDir, run: recorded.plain.meta.id }, patches: { [-1]: 'x' } })).rejects.toThrow(/not a call number/);
   });
 });
 
@@ -539,7 +540,7 @@ describe('record().fetch and replay().fetch', () => {
     const llm = await startMockLlm([STEPS[2] as ScenarioStep]);
     const storeDirectory = join(dir, 'request-object-store');
     try {
-      const rec = await recordRun({ store: storeDirectory });
+      const rec = await recordRun({ tape: { store: storeDirectory } });
       const body = JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
       const request = new Request(`${llm.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const reply = (await (await rec.fetch(request)).json()) as { choices: [{ message: { content: string } }] };
@@ -548,7 +549,7 @@ describe('record().fetch and replay().fetch', () => {
       const rep = await replayRun({ tape: { store: storeDirectory, run: rec.runId } });
       const again = new Request('http://127.0.0.1:9/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(await (await rep.fetch(again)).json()).toEqual(reply);
-      expect(rep.replay.divergences).toEqual([]);
+      expect(rep.replay?.divergences).toEqual([]);
     } finally {
       await llm.close();
     }
@@ -578,19 +579,19 @@ describe('the SDK helpers and recorded failures, through the recording client', 
     let live: [string | null, string | null];
     let runId: string;
     try {
-      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-helpers-0123456789', maxRetries: 0 }), { store: storeDirectory });
-      runId = recording.runId;
-      live = await use(recording.client);
+      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-helpers-0123456789', maxRetries: 0 }), { tape: { store: storeDirectory } });
+      runId = (recording.runId as string);
+      live = await use(recording);
       await recording.finish();
       llm.assertConsumed();
     } finally {
       await llm.close();
     }
     expect(live).toEqual(['a.txt says hello', 'streamed through the helper']);
-    const replayed = await replayOpenAI({ tape: { store: storeDirectory, run: runId } });
+    const replayed = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store: storeDirectory, run: runId } });
     expect(await use(replayed)).toEqual(live);
-    expect(replayed.replay.divergences).toEqual([]);
-    expect(replayed.replay.calls.map((c) => c.matched)).toEqual([true, true, true]);
+    expect(replayed.replay?.divergences).toEqual([]);
+    expect(replayed.replay?.calls.map((c) => c.matched)).toEqual([true, true, true]);
   });
 
   it('a recorded 429 keeps its status, body and Retry-After, and fails the same way on replay (without the wait)', async () => {
@@ -598,11 +599,11 @@ describe('the SDK helpers and recorded failures, through the recording client', 
     const storeDirectory = join(dir, 'rate-limit-store');
     let runId: string;
     try {
-      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-rate-0123456789', maxRetries: 0 }), { store: storeDirectory });
-      runId = recording.runId;
-      const first = await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-rate-0123456789', maxRetries: 0 }), { tape: { store: storeDirectory } });
+      runId = (recording.runId as string);
+      const first = await recording.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
       expect(first).toBeInstanceOf(OpenAI.RateLimitError);
-      await recording.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      await recording.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
       await recording.finish();
     } finally {
       await llm.close();
@@ -621,15 +622,15 @@ describe('the SDK helpers and recorded failures, through the recording client', 
     }
 
     // Without retries: the same error, status, body and header.
-    const once = await replayOpenAI({ tape: { store: storeDirectory, run: runId }, client: { maxRetries: 0 } });
+    const once = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape: { store: storeDirectory, run: runId } });
     const error = await once.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).message).toBe('429 slow down');
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('30');
     // With the SDK's own retry: it is told to wait 1 ms, not 30 s, and gets the recorded answer.
-    const retried = await replayOpenAI({ tape: { store: storeDirectory, run: runId }, client: { maxRetries: 1 } });
+    const retried = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 1 }), { tape: { store: storeDirectory, run: runId } });
     const answer = await retried.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
     expect(answer.choices[0]?.message.content).toBe('All done: the answer is 42.');
-    expect(retried.replay.calls).toEqual([{ iteration: 0, source: 'tape', matched: true, resynced: false }]);
+    expect(retried.replay?.calls).toEqual([{ iteration: 0, source: 'tape', matched: true, resynced: false }]);
   });
 });

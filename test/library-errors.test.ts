@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TapeMode } from '../src/core/tape-modes.js';
 import { openTapeSource, prepareRun, replayRun } from '../src/entry/agent.js';
 import { openStore } from '../src/entry/tape.js';
 import { InvalidOptionError, replay, UsageError } from '../src/index.js';
@@ -41,7 +42,7 @@ describe('a bad option to the library', () => {
     const cases: [string, () => Promise<unknown>, RegExp][] = [
       ['patches', () => replay({ tape: DEMO, patches: { [-1]: 'x' } }), /^patch key '-1' is not a call number/],
       ['redact', () => replay({ tape: DEMO, redact: ['('] }), /^bad redact pattern '\('/],
-      ['fallback', () => replay({ tape: DEMO, fallback: 'live' }), /a live fallback needs `save`/],
+      ['mode', () => replay({ tape: DEMO, mode: 'sometimes' as TapeMode }), /^mode: "sometimes" is not a mode$/],
       ['speed', async () => replayRun({ source: await openTapeSource(DEMO, noStore), speed: 0 }).next(), /^speed must be a number above 0, got 0$/],
       ['workspace', () => prepareRun({ task: 'x', workspace: file }), new RegExp(`^the workspace ${file} is not a directory$`)],
       ['store', () => openStore(file), new RegExp(`^the store ${file} is not a directory$`)],

@@ -24,7 +24,7 @@ async function session(name: string, id: string): Promise<string> {
   ];
   const llm = await startMockLlm(steps);
   try {
-    const rec = await record({ store, runName: name, task: 'ask about the weather' });
+    const rec = await record({ tape: { store, run: name }, task: 'ask about the weather' });
     const client = new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-library-run-0123456789', fetch: rec.fetch, maxRetries: 0 });
     const lookup = rec.recordTool('lookup', async (args: { q: string }) => ({ answer: `${args.q}: sunny` }), { idempotent: true, mutating: false });
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather?' }];
@@ -35,7 +35,7 @@ async function session(name: string, id: string): Promise<string> {
     messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
     await client.chat.completions.create({ model: 'gpt-test', messages });
     await rec.finish();
-    return rec.runId;
+    return (rec.runId as string);
   } finally {
     await llm.close();
   }

@@ -227,7 +227,8 @@ describe('agentctl proxy', () => {
   it('replay-or-record: replays a run that exists (nothing upstream), records onto a name that does not', async () => {
     const llm = await startMockLlm([{ content: 'Recorded once.' }]);
     try {
-      const existing = await startProxy(['--mode', 'replay-or-record', '--replay', 'rec', '--upstream', llm.baseURL]);
+      // By id: the name `rec` now finds the new-episodes run above, which took the tape's name.
+      const existing = await startProxy(['--mode', 'replay-or-record', '--replay', recordedRunId, '--upstream', llm.baseURL]);
       expect(existing.runId).toBeNull();
       expect(existing.tape).toBe(recordedRunId);
       expect((await postChat(existing.url, 'hello')).body).toEqual(recorded.curl);

@@ -86,8 +86,16 @@ function unexportedParameterTypes(checker: ts.TypeChecker, symbols: Map<string, 
   const found: string[] = [];
   const visit = (type: ts.Type, where: string, depth: number): void => {
     for (const part of type.isUnion() ? type.types : [type]) {
+      // A type parameter (`<C extends OpenAIClientLike>`) is the caller's own type, not one to export; its constraint is.
+      if ((part.flags & ts.TypeFlags.TypeParameter) !== 0) {
+        const constraint = part.getConstraint();
+        if (constraint !== undefined) visit(constraint, where, depth);
+        continue;
+      }
       const named = part.aliasSymbol ?? part.getSymbol();
-      if (named !== undefined && ours(named) && !named.name.startsWith('__') && !exported.has(named)) found.push(`${where}: ${named.name}`);
+      // A method's type is named by the method itself (`withOptions`): no type to export.
+      const method = named !== undefined && (named.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.Function)) !== 0 && part.aliasSymbol === undefined;
+      if (named !== undefined && !method && ours(named) && !named.name.startsWith('__') && !exported.has(named)) found.push(`${where}: ${named.name}`);
       if (depth === 0 && (part.flags & ts.TypeFlags.Object) !== 0 && part.getCallSignatures().length === 0) {
         for (const property of checker.getPropertiesOfType(part)) visit(checker.getTypeOfSymbol(property), `${where}.${property.name}`, 1);
       }

@@ -128,8 +128,8 @@ describe('openai-agents-js through record().fetch and replay().fetch', () => {
     let recorded: AgentOutcome;
     let runId: string;
     try {
-      const rec = await record({ store, runName: `agents-${api}` });
-      runId = rec.runId;
+      const rec = await record({ tape: { store, run: `agents-${api}` } });
+      runId = (rec.runId as string);
       const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, fetch: rec.fetch, maxRetries: 0 });
       recorded = await runAgent(client, weatherAgent(rec.recordTool, live), api, stream);
       const meta = await rec.finish();
@@ -167,10 +167,10 @@ describe('openai-agents-js through record().fetch and replay().fetch', () => {
     expect(replayed.toolCalls).toEqual(recorded.toolCalls);
     expect(replayed.toolOutputs).toEqual(recorded.toolOutputs);
     expect(again.effects).toEqual({ weatherLookups: 0, emailsSent: 0 });
-    expect(rep.replay.divergences).toEqual([]);
-    expect(rep.replay.calls).toEqual([0, 1].map((iteration) => ({ iteration, source: 'tape', matched: true, resynced: false })));
-    expect(rep.replay.remaining).toBe(0);
-    expect(rep.replay.liveCalls).toBe(0);
+    expect(rep.replay?.divergences).toEqual([]);
+    expect(rep.replay?.calls).toEqual([0, 1].map((iteration) => ({ iteration, source: 'tape', matched: true, resynced: false })));
+    expect(rep.replay?.remaining).toBe(0);
+    expect(rep.replay?.liveCalls).toBe(0);
     expect(await rep.finish()).toBeUndefined(); // not saved: nothing went live
   });
 });
@@ -217,8 +217,8 @@ describe('Vercel AI SDK 5 (createOpenAI) through record().fetch and replay().fet
     let recorded;
     let runId: string;
     try {
-      const rec = await record({ store });
-      runId = rec.runId;
+      const rec = await record({ tape: { store } });
+      runId = (rec.runId as string);
       recorded = await run(rec.fetch, mock.baseURL, rec.recordTool('get_weather', live.getWeather, { idempotent: true, mutating: false }));
       await rec.finish();
       expect(mock.requestCount()).toBe(4);
@@ -239,8 +239,8 @@ describe('Vercel AI SDK 5 (createOpenAI) through record().fetch and replay().fet
     const replayed = await run(rep.fetch, mock.baseURL, rep.recordTool('get_weather', again.getWeather, { idempotent: true, mutating: false }));
     expect(replayed).toEqual(recorded);
     expect(again.effects.weatherLookups).toBe(0);
-    expect(rep.replay.divergences).toEqual([]);
-    expect(rep.replay.calls.map((c) => [c.source, c.matched])).toEqual([0, 1, 2, 3].map(() => ['tape', true]));
+    expect(rep.replay?.divergences).toEqual([]);
+    expect(rep.replay?.calls.map((c) => [c.source, c.matched])).toEqual([0, 1, 2, 3].map(() => ['tape', true]));
   });
 });
 

@@ -100,11 +100,11 @@ function client(fetch: FetchLike, baseURL = 'http://127.0.0.1:9'): Anthropic {
 /** Record the agent against aimock; returns the store, the run and what the client saw. */
 async function recordAgent(stream: boolean): Promise<{ store: string; runId: string; live: AgentRun; llmCalls: number | undefined }> {
   const store = newStore();
-  const rec = await record({ store });
+  const rec = await record({ tape: { store } });
   const bodies: string[] = [];
   const live = await agent(client(tapped(rec.fetch, bodies), mock.root), stream);
   const meta = await rec.finish();
-  return { store, runId: rec.runId, live: { ...live, bodies }, llmCalls: meta.totals?.llmCalls };
+  return { store, runId: rec.runId as string, live: { ...live, bodies }, llmCalls: meta?.totals?.llmCalls };
 }
 
 describe.each([
@@ -144,10 +144,10 @@ describe.each([
     const again = await agent(client(tapped(rep.fetch, bodies)), stream);
     expect(again).toEqual({ answer: live.answer, tools: live.tools });
     expect(bodies).toEqual(live.bodies);
-    expect(rep.replay.calls).toHaveLength(2);
-    expect(rep.replay.calls.every((c) => c.source === 'tape' && c.matched === true)).toBe(true);
-    expect(rep.replay.divergences).toEqual([]);
-    expect(rep.replay.remaining).toBe(0);
+    expect(rep.replay?.calls).toHaveLength(2);
+    expect(rep.replay?.calls.every((c) => c.source === 'tape' && c.matched === true)).toBe(true);
+    expect(rep.replay?.divergences).toEqual([]);
+    expect(rep.replay?.remaining).toBe(0);
     await rep.finish();
   });
 
@@ -157,7 +157,7 @@ describe.each([
     const changed = agent(client(toolResult.fetch), stream, { weather: '-3C, snow' });
     await expect(changed).rejects.toBeInstanceOf(Anthropic.BadRequestError);
     await expect(changed).rejects.toThrow(/differs from recorded call 1 at messages\[2\]\.content/);
-    expect(toolResult.replay.divergences.map((d) => d.path)).toEqual(['messages[2].content']);
+    expect(toolResult.replay?.divergences.map((d) => d.path)).toEqual(['messages[2].content']);
 
     const maxTokens = await replay({ tape: { store, run: runId }, strict: true });
     await expect(agent(client(maxTokens.fetch), stream, { maxTokens: 100 })).rejects.toThrow(/at params\.max_tokens/);
@@ -168,7 +168,7 @@ describe.each([
     const rep = await replay({ tape: { store, run: runId }, strict: true, patches: { 1: 'Patched: it is raining.' } });
     const patched = await agent(client(rep.fetch), stream);
     expect(patched).toEqual({ answer: 'Patched: it is raining.', tools: ['get_weather {"city":"Paris"}'] });
-    expect(rep.replay.calls.map((c) => c.source)).toEqual(['tape', 'patch']);
+    expect(rep.replay?.calls.map((c) => c.source)).toEqual(['tape', 'patch']);
 
     // A patch that asks for a tool: the SDK reads the tool_use block and its input.
     const tools = await replay({ tape: { store, run: runId }, strict: true, patches: { 0: { tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] } } });
@@ -232,7 +232,7 @@ describe('a stream that carries an error event', () => {
   it('is recorded as the call failing, and a replay fails it the same way', async () => {
     const server = await overloadedServer();
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const ask = (c: Anthropic): Promise<Message> => c.messages.stream({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
     try {
       await expect(ask(client(rec.fetch, server.root))).rejects.toThrow(/Overloaded/);
@@ -240,14 +240,14 @@ describe('a stream that carries an error event', () => {
       await server.close();
     }
     const meta = await rec.finish();
-    const events = await storedEvents(store, rec.runId);
+    const events = await storedEvents(store, rec.runId as string);
     expect(events.filter((e) => e.type === 'llm_response')).toEqual([]);
     expect(events.filter((e) => e.type === 'llm_error').map((e) => e.message)).toEqual(['overloaded_error: Overloaded']);
     expect(events.filter((e) => e.type === 'llm_chunk').at(-1)).toMatchObject({ chunk: { finished: true, error: 'overloaded_error: Overloaded' } });
-    expect(meta.totals?.llmCalls).toBe(1);
+    expect(meta?.totals?.llmCalls).toBe(1);
 
-    const rep = await replay({ tape: { store, run: rec.runId }, strict: true });
+    const rep = await replay({ tape: { store, run: rec.runId as string }, strict: true });
     await expect(ask(client(rep.fetch))).rejects.toThrow(/Overloaded/);
-    expect(rep.replay.calls).toHaveLength(1);
+    expect(rep.replay?.calls).toHaveLength(1);
   });
 });

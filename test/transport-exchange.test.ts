@@ -214,7 +214,7 @@ async function binaryAgent(openai: OpenAI, fetch: typeof globalThis.fetch): Prom
 describe('a reply that is not text', () => {
   it('reaches the client byte for byte, live and on replay, and a multipart upload matches on replay', async () => {
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const live = await binaryAgent(client(rec.fetch), rec.fetch);
     await rec.finish();
     expect(live.audio).toEqual(AUDIO);
@@ -222,7 +222,7 @@ describe('a reply that is not text', () => {
     expect(live.uploaded).toBe('file-up');
     expect(Buffer.from(live.latin1).toString('latin1')).toBe('caf\u00e9 cr\u00e8me');
 
-    const events = await storedEvents(store, rec.runId);
+    const events = await storedEvents(store, (rec.runId as string));
     for (const event of events) expect(runEventSchema.safeParse(event).success, JSON.stringify(event).slice(0, 200)).toBe(true);
     // The SDK's `fetch('data:,')` probe before the upload is not a call to a server: not recorded.
     expect(exchanges(events).map((e) => `${e.method} ${e.path}`)).toEqual(['POST /v1/audio/speech', 'GET /v1/files/file-1/content', 'POST /v1/files', 'GET /v1/latin1']);
@@ -236,7 +236,7 @@ describe('a reply that is not text', () => {
     const uploadsBefore = server.received.filter((r) => r.url === '/v1/files').length;
 
     // Replayed from the store and from an exported tape file: the same bytes, nothing sent to the server.
-    const tapeFile = await exportRun(store, rec.runId, 'binary.tape.jsonl');
+    const tapeFile = await exportRun(store, (rec.runId as string), 'binary.tape.jsonl');
     for (const tape of [{ store, run: rec.runId }, tapeFile]) {
       const rep = await replay({ tape, strict: true });
       const again = await binaryAgent(client(rep.fetch, 'http://127.0.0.1:9/v1'), rep.fetch);
@@ -250,7 +250,7 @@ describe('a reply that is not text', () => {
 describe('a binary body and the redactor', () => {
   it('a secret in the bytes is redacted; base64 that only looks like one is kept valid (its bytes zeroed, with a warning)', async () => {
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const openai = client(rec.fetch);
     const leaky = Buffer.from(await (await openai.get<Response>('/leaky', { __binaryResponse: true })).arrayBuffer());
     expect(leaky.includes(API_KEY)).toBe(true);
@@ -258,7 +258,7 @@ describe('a binary body and the redactor', () => {
     expect(lookalike).toEqual(LOOKALIKE);
     await rec.finish();
 
-    const events = await storedEvents(store, rec.runId);
+    const events = await storedEvents(store, (rec.runId as string));
     for (const event of events) expect(runEventSchema.safeParse(event).success, JSON.stringify(event).slice(0, 300)).toBe(true);
     const [leakyExchange, lookalikeExchange] = exchanges(events);
     const kept = Buffer.from(leakyExchange?.response.body as string, 'base64');
@@ -271,7 +271,7 @@ describe('a binary body and the redactor', () => {
     expect(warnings(events).join('\n')).toMatch(/some bytes of the reply to GET \/v1\/lookalike are recorded as zeros/);
 
     // The exported tape is valid, and a replay serves what was kept.
-    const tapeFile = await exportRun(store, rec.runId, 'lookalike.tape.jsonl');
+    const tapeFile = await exportRun(store, (rec.runId as string), 'lookalike.tape.jsonl');
     expect(await validateTapeFile(await openTapeFile(tapeFile))).toBe(events.length);
     const rep = await replay({ tape: tapeFile });
     expect(Buffer.from(await (await rep.fetch('http://127.0.0.1:9/v1/leaky')).arrayBuffer())).toEqual(kept);
@@ -283,7 +283,7 @@ describe('a binary body and the redactor', () => {
 describe('a streamed reply', () => {
   it('reaches the client as it arrives (the server sends the rest only once the client has read the start), recorded when it ends', async () => {
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const gate = (server.gate = new Gate());
     const stream = await within(client(rec.fetch).beta.threads.runs.create('t1', { assistant_id: 'asst_1', stream: true }), 'the stream to start');
     const seen: string[] = [];
@@ -308,7 +308,7 @@ describe('a streamed reply', () => {
     expect(Buffer.concat(pieces)).toEqual(Buffer.concat([SLOW_FIRST, SLOW_REST]));
     await rec.finish();
 
-    const [run, slow] = exchanges(await storedEvents(store, rec.runId));
+    const [run, slow] = exchanges(await storedEvents(store, (rec.runId as string)));
     expect(run?.response).toMatchObject({ status: 200, body: STREAM_FIRST + STREAM_REST });
     expect(run?.response.truncated).toBeUndefined();
     expect(slow?.response).toMatchObject({ encoding: 'base64', body: Buffer.concat([SLOW_FIRST, SLOW_REST]).toString('base64') });
@@ -324,7 +324,7 @@ describe('a streamed reply', () => {
 
   it('that the client stops reading is recorded as far as it arrived, marked truncated', async () => {
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const gate = (server.gate = new Gate());
     const download = await within(rec.fetch(`${server.baseURL}/slow`), 'the download to start');
     const reader = (download.body as ReadableStream<Uint8Array>).getReader();
@@ -333,7 +333,7 @@ describe('a streamed reply', () => {
     gate.release();
     await rec.finish();
 
-    const events = await storedEvents(store, rec.runId);
+    const events = await storedEvents(store, (rec.runId as string));
     const [slow] = exchanges(events);
     expect(slow?.response).toMatchObject({ encoding: 'base64', truncated: true, body: SLOW_FIRST.toString('base64') });
     expect(warnings(events).join('\n')).toMatch(/GET \/v1\/slow was not read to its end by the client: recorded the 1000 bytes/);
@@ -341,13 +341,13 @@ describe('a streamed reply', () => {
 
   it('larger than a tape keeps is passed on whole and recorded cut short, and a replay breaks after what was kept', async () => {
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const big = new Uint8Array(await (await rec.fetch(`${server.baseURL}/big`)).arrayBuffer());
     await rec.finish();
     expect(big.length).toBe(33 * 1024 * 1024);
     expect(big[33 * 1024 * 1024 - 1]).toBe(32);
 
-    const events = await storedEvents(store, rec.runId);
+    const events = await storedEvents(store, (rec.runId as string));
     const [exchange] = exchanges(events);
     expect(exchange?.response.truncated).toBe(true);
     expect(Buffer.from(exchange?.response.body as string, 'base64').length).toBe(MAX_RECORDED_BODY);
@@ -373,7 +373,7 @@ describe('a streamed reply', () => {
 describe('credentials in a query string', () => {
   it('are in no byte of the store or a tape, and a replay of the same URL still matches', async () => {
     const store = newStore();
-    const rec = await record({ store });
+    const rec = await record({ tape: { store } });
     const query = { key: QUERY_KEY, cursor: QUERY_SECRET, limit: '5' };
     const listed = await client(rec.fetch).models.list({ query });
     expect(listed.data.map((m) => m.id)).toEqual(['gpt-test']);
@@ -383,10 +383,10 @@ describe('credentials in a query string', () => {
     expect(sent?.url).toContain(QUERY_KEY);
     expect(sent?.url).toContain(QUERY_SECRET);
 
-    const events = await storedEvents(store, rec.runId);
+    const events = await storedEvents(store, (rec.runId as string));
     const [models] = exchanges(events);
     expect(models?.path).toBe('/v1/models?key=[REDACTED]&cursor=[REDACTED]&limit=5');
-    const tapeFile = await exportRun(store, rec.runId, 'query.tape.jsonl');
+    const tapeFile = await exportRun(store, (rec.runId as string), 'query.tape.jsonl');
     for (const file of [...(await filesUnder(store)), tapeFile]) {
       const bytes = await readFile(file);
       for (const secret of [QUERY_KEY, QUERY_SECRET, QUERY_SECRET.slice(3)]) expect(bytes.includes(secret), `${secret} in ${file}`).toBe(false);
@@ -411,10 +411,10 @@ describe('what a tape may hold', () => {
     const store = newStore();
     const upstream = async (): Promise<Response> =>
       new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': 'req\u0001bad', 'openai-version': '2020-10-01' } });
-    const rec = await record({ store, fetch: upstream });
+    const rec = await record({ tape: { store }, fetch: upstream });
     expect(await (await rec.fetch('http://127.0.0.1:9/v1/whatever')).json()).toEqual({ ok: true });
     await rec.finish();
-    const [exchange] = exchanges(await storedEvents(store, rec.runId));
+    const [exchange] = exchanges(await storedEvents(store, (rec.runId as string)));
     expect(exchange?.response.headers).toEqual({ 'content-type': 'application/json', 'openai-version': '2020-10-01' });
     expect(runEventSchema.safeParse(exchange).success).toBe(true);
   });
@@ -423,10 +423,10 @@ describe('what a tape may hold', () => {
     let good: string;
     beforeAll(async () => {
       const store = newStore();
-      const rec = await record({ store });
+      const rec = await record({ tape: { store } });
       await client(rec.fetch).models.list();
       await rec.finish();
-      good = await exportRun(store, rec.runId, 'good.tape.jsonl');
+      good = await exportRun(store, (rec.runId as string), 'good.tape.jsonl');
     });
 
     /** The good tape with its exchange's reply changed. */

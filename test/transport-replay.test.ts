@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import { recordOpenAI } from '../src/library/record-openai.js';
-import { replayOpenAI } from '../src/library/replay-openai.js';
+import { replayOpenAI } from '../src/library/record-openai.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from '../src/library/recorded-tool.js';
 import { record, replay } from '../src/library/record-replay.js';
@@ -82,13 +82,13 @@ describe('concurrent calls', () => {
     const mock = await startAimock(FIXTURES);
     try {
       const real = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 });
-      const rec = await recordOpenAI(real, { store });
+      const rec = await recordOpenAI(real, { tape: { store } });
       const live: { text: string; id: string }[] = [];
-      if (concurrently) live.push(...(await Promise.all(QUESTIONS.map((q) => ask(rec.client, q.question, q.stream)))));
-      else for (const q of QUESTIONS) live.push(await ask(rec.client, q.question, q.stream));
+      if (concurrently) live.push(...(await Promise.all(QUESTIONS.map((q) => ask(rec, q.question, q.stream)))));
+      else for (const q of QUESTIONS) live.push(await ask(rec, q.question, q.stream));
       await rec.finish();
       expect(mock.requestCount()).toBe(5);
-      return { runId: rec.runId, live };
+      return { runId: (rec.runId as string), live };
     } finally {
       await mock.close();
     }
@@ -103,17 +103,17 @@ describe('concurrent calls', () => {
     expect(live.map((r) => r.text)).toEqual(QUESTIONS.map((q) => q.answer));
 
     // replayOpenAI, the requests started in reverse order and staggered, so they arrive out of the recorded order.
-    const client = await replayOpenAI({ tape: { store, run: runId }, strict: true, client: { maxRetries: 0 } });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape: { store, run: runId }, strict: true });
     const order = [4, 2, 0, 3, 1];
     const answers = await Promise.all(order.map(async (i, n) => {
       await sleep(n * 3);
       return [i, await ask(client, question(i).question, question(i).stream)] as const;
     }));
     for (const [i, answer] of answers) expect(answer).toEqual(live[i]);
-    expect(client.replay.divergences).toEqual([]);
-    expect(client.replay.calls).toHaveLength(5);
-    expect(client.replay.calls.every((c) => c.source === 'tape' && c.matched === true)).toBe(true);
-    expect(client.replay.remaining).toBe(0);
+    expect(client.replay?.divergences).toEqual([]);
+    expect(client.replay?.calls).toHaveLength(5);
+    expect(client.replay?.calls.every((c) => c.source === 'tape' && c.matched === true)).toBe(true);
+    expect(client.replay?.remaining).toBe(0);
 
     // replay().fetch under another client, all five at once in yet another order.
     const rep = await replay({ tape: { store, run: runId }, strict: true });
@@ -121,7 +121,7 @@ describe('concurrent calls', () => {
     const shuffled = [3, 0, 4, 1, 2];
     const again = await Promise.all(shuffled.map((i) => ask(viaFetch, question(i).question, question(i).stream)));
     expect(again).toEqual(shuffled.map((i) => live[i]));
-    expect(rep.replay.divergences).toEqual([]);
+    expect(rep.replay?.divergences).toEqual([]);
   });
 
   it('equal requests get their answers in recorded order, concurrent or not', async () => {
@@ -129,23 +129,23 @@ describe('concurrent calls', () => {
     const store = newStore();
     let runId: string;
     try {
-      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, maxRetries: 0 }), { store });
-      runId = rec.runId;
-      for (const expected of ['first answer', 'second answer', 'third answer']) expect((await ask(rec.client, 'same question', false)).text).toBe(expected);
+      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, maxRetries: 0 }), { tape: { store } });
+      runId = (rec.runId as string);
+      for (const expected of ['first answer', 'second answer', 'third answer']) expect((await ask(rec, 'same question', false)).text).toBe(expected);
       await rec.finish();
       llm.assertConsumed();
     } finally {
       await llm.close();
     }
-    const sequential = await replayOpenAI({ tape: { store, run: runId } });
+    const sequential = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store, run: runId } });
     const inOrder: string[] = [];
     for (let i = 0; i < 3; i++) inOrder.push((await ask(sequential, 'same question', false)).text);
     expect(inOrder).toEqual(['first answer', 'second answer', 'third answer']);
 
-    const concurrent = await replayOpenAI({ tape: { store, run: runId } });
+    const concurrent = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store, run: runId } });
     const together = await Promise.all([0, 1, 2].map(() => ask(concurrent, 'same question', false)));
     expect(together.map((r) => r.text).sort()).toEqual(['first answer', 'second answer', 'third answer']);
-    expect(concurrent.replay.divergences).toEqual([]);
+    expect(concurrent.replay?.divergences).toEqual([]);
   });
 });
 
@@ -181,10 +181,10 @@ describe('a request that differs from the recording', () => {
     const llm = await startMockLlm([{ content: 'Hello.' }, { content: 'Blue.' }]);
     store = newStore();
     try {
-      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, maxRetries: 0 }), { store });
-      runId = rec.runId;
-      await rec.client.chat.completions.create(FIRST);
-      await rec.client.chat.completions.create(BASE);
+      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, maxRetries: 0 }), { tape: { store } });
+      runId = (rec.runId as string);
+      await rec.chat.completions.create(FIRST);
+      await rec.chat.completions.create(BASE);
       await rec.finish();
       llm.assertConsumed();
     } finally {
@@ -197,7 +197,7 @@ describe('a request that differs from the recording', () => {
 
   /** Replay the two calls, the second one changed by `change`. */
   async function replayChanged(change: Partial<ChatCompletionCreateParamsNonStreaming>, strict: boolean) {
-    const client = await replayOpenAI({ tape: { store, run: runId }, strict, client: { maxRetries: 0 } });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape: { store, run: runId }, strict });
     expect((await client.chat.completions.create(FIRST)).choices[0]?.message.content).toBe('Hello.');
     const result = await client.chat.completions.create({ ...BASE, ...change }).catch((error: unknown) => error);
     return { client, result };
@@ -206,7 +206,7 @@ describe('a request that differs from the recording', () => {
   it('the unchanged request matches', async () => {
     const { client, result } = await replayChanged({}, true);
     expect((result as ChatCompletion).choices[0]?.message.content).toBe('Blue.');
-    expect(client.replay.divergences).toEqual([]);
+    expect(client.replay?.divergences).toEqual([]);
   });
 
   // [what changes, the path the divergence names, recorded, replayed]
@@ -227,10 +227,10 @@ describe('a request that differs from the recording', () => {
   it.each(CHANGES)('%s: a divergence at %s, the recorded answer still served by position', async (_label, change, path, recorded, replayed) => {
     const { client, result } = await replayChanged(change, false);
     expect((result as ChatCompletion).choices[0]?.message.content).toBe('Blue.');
-    expect(client.replay.divergences).toHaveLength(1);
-    expect(client.replay.divergences[0]).toMatchObject({ iteration: 1, recordedIteration: 1, path, recorded, replayed, expected: false });
-    expect(client.replay.divergences[0]?.recordedHash).toBe(recordedHashes[1]);
-    expect(client.replay.calls.map((c) => c.matched)).toEqual([true, false]);
+    expect(client.replay?.divergences).toHaveLength(1);
+    expect(client.replay?.divergences[0]).toMatchObject({ iteration: 1, recordedIteration: 1, path, recorded, replayed, expected: false });
+    expect(client.replay?.divergences[0]?.recordedHash).toBe(recordedHashes[1]);
+    expect(client.replay?.calls.map((c) => c.matched)).toEqual([true, false]);
   });
 
   it.each(CHANGES)('%s, strict: an agentctl_replay_mismatch 400 naming the nearest recorded call and %s', async (_label, change, path, recorded, replayed) => {
@@ -247,7 +247,7 @@ describe('a request that differs from the recording', () => {
     expect(error.message).toContain(`differs from recorded call 1 at ${path}`);
     // Nothing was used up: the recorded request still gets its answer.
     expect((await client.chat.completions.create(BASE)).choices[0]?.message.content).toBe('Blue.');
-    expect(client.replay.calls.map((c) => c.matched)).toEqual([true, true]);
+    expect(client.replay?.calls.map((c) => c.matched)).toEqual([true, true]);
   });
 
   // temperature and max_tokens are kept in `params` (the tape has no other field for them), so the divergence names them.
@@ -256,8 +256,8 @@ describe('a request that differs from the recording', () => {
     ['max_tokens', { max_tokens: 50 }, /^params\.max_tokens$/],
   ] as const)('%s: the divergence names it', async (_label, change, path) => {
     const { client } = await replayChanged(change, false);
-    expect(client.replay.divergences).toHaveLength(1);
-    expect(client.replay.divergences[0]?.path).toMatch(path);
+    expect(client.replay?.divergences).toHaveLength(1);
+    expect(client.replay?.divergences[0]?.path).toMatch(path);
   });
 
   it.each([
@@ -265,7 +265,7 @@ describe('a request that differs from the recording', () => {
     ['max_tokens', { max_tokens: 50 }],
   ] as const)('%s: a change is still detected (by the hash), and refused when strict', async (_label, change) => {
     const loose = await replayChanged(change, false);
-    expect(loose.client.replay.divergences).toHaveLength(1);
+    expect(loose.client.replay?.divergences).toHaveLength(1);
     const strict = await replayChanged(change, true);
     expect((strict.result as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('agentctl_replay_mismatch');
   });
@@ -323,10 +323,10 @@ describe('the recorded reply, served whole', () => {
     let recorded: ChatCompletion;
     let recordedChunks: ChatCompletionChunk[] = [];
     try {
-      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, maxRetries: 0 }), { store });
-      runId = rec.runId;
-      recorded = await rec.client.chat.completions.create(REQUEST);
-      const stream = await rec.client.chat.completions.create({ ...REQUEST, stream: true, stream_options: { include_usage: true } });
+      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, maxRetries: 0 }), { tape: { store } });
+      runId = (rec.runId as string);
+      recorded = await rec.chat.completions.create(REQUEST);
+      const stream = await rec.chat.completions.create({ ...REQUEST, stream: true, stream_options: { include_usage: true } });
       for await (const c of stream) recordedChunks.push(c);
       await rec.finish();
       llm.assertConsumed();
@@ -336,13 +336,13 @@ describe('the recorded reply, served whole', () => {
     expect(recorded).toEqual(RICH);
     expect(recordedChunks).toEqual(RICH_EVENTS);
 
-    const client = await replayOpenAI({ tape: { store, run: runId }, strict: true });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store, run: runId }, strict: true });
     const replayed = await client.chat.completions.create(REQUEST);
     expect(replayed).toEqual(recorded);
     const chunks: ChatCompletionChunk[] = [];
     for await (const c of await client.chat.completions.create({ ...REQUEST, stream: true, stream_options: { include_usage: true } })) chunks.push(c);
     expect(chunks).toEqual(recordedChunks);
-    expect(client.replay.divergences).toEqual([]);
+    expect(client.replay?.divergences).toEqual([]);
     recordedChunks = [];
   });
 
@@ -352,11 +352,11 @@ describe('the recorded reply, served whole', () => {
     let runId: string;
     const live: { id: string | null; type: string | null; cors: string | null; data: unknown }[] = [];
     try {
-      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 }), { store });
-      runId = rec.runId;
-      const plain = await rec.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'headers please' }] }).withResponse();
+      const rec = await recordOpenAI(new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 }), { tape: { store } });
+      runId = (rec.runId as string);
+      const plain = await rec.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'headers please' }] }).withResponse();
       live.push({ id: plain.request_id, type: plain.response.headers.get('content-type'), cors: plain.response.headers.get('access-control-allow-origin'), data: plain.data });
-      const streamed = await rec.client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'headers streamed' }], stream: true }).withResponse();
+      const streamed = await rec.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'headers streamed' }], stream: true }).withResponse();
       for await (const c of streamed.data) void c;
       live.push({ id: streamed.request_id, type: streamed.response.headers.get('content-type'), cors: streamed.response.headers.get('access-control-allow-origin'), data: null });
       await rec.finish();
@@ -367,7 +367,7 @@ describe('the recorded reply, served whole', () => {
     expect(live[0]?.id).not.toBe(live[1]?.id);
     expect(live.map((l) => l.cors)).toEqual(['*', '*']);
 
-    const client = await replayOpenAI({ tape: { store, run: runId }, strict: true });
+    const client = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay' }), { tape: { store, run: runId }, strict: true });
     const plain = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'headers please' }] }).withResponse();
     expect(plain.request_id).toBe(live[0]?.id);
     expect(plain.data).toEqual(live[0]?.data);
@@ -428,18 +428,18 @@ describe('a patch that makes the run longer, continued live', () => {
     const store = shared ?? storeDir;
     try {
       const reads: string[] = [];
-      const rec = await record({ store, runName: 'short' });
+      const rec = await record({ tape: { store, run: 'short' } });
       const recorded = await runAgent(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, fetch: rec.fetch, maxRetries: 0 }), rec.recordTool, reads);
       const meta = await rec.finish();
       expect(recorded).toEqual([null, 'a.txt says hello.']);
       expect(reads).toEqual(['a.txt']);
-      expect(meta.totals?.llmCalls).toBe(2);
+      expect(meta?.totals?.llmCalls).toBe(2);
       expect(llm.requests).toHaveLength(2);
 
       const rep = await replay({
         tape: { store, run: rec.runId },
         patches: { 1: { tool_calls: [{ name: 'read_file', arguments: { path: 'x' } }] } },
-        fallback: 'live',
+        mode: 'new-episodes',
       });
       const replayReads: string[] = [];
       const client = new OpenAI({ apiKey: API_KEY, baseURL: 'http://127.0.0.1:9/v1', fetch: rep.fetch, maxRetries: 0 });
@@ -447,9 +447,9 @@ describe('a patch that makes the run longer, continued live', () => {
       expect(said).toEqual([null, null, LIVE_ANSWER]);
       // a.txt came from the tape; x (read-only) ran, as the tape has no outcome for it.
       expect(replayReads).toEqual(['x']);
-      expect(rep.replay.calls.map((c) => c.source)).toEqual(['tape', 'patch', 'live']);
-      expect(rep.replay.liveCalls).toBe(1);
-      expect(rep.replay.exhaustedAt).toBe(2);
+      expect(rep.replay?.calls.map((c) => c.source)).toEqual(['tape', 'patch', 'live']);
+      expect(rep.replay?.liveCalls).toBe(1);
+      expect(rep.replay?.exhaustedAt).toBe(2);
       expect(llm.requests).toHaveLength(3);
       llm.assertConsumed();
       // The live request went to the recorded endpoint, with this client's own key.
@@ -472,7 +472,7 @@ describe('a patch that makes the run longer, continued live', () => {
       ]);
       expect(events.flatMap((e) => (e.type === 'tool_call' ? [e.arguments] : []))).toEqual(['{"path":"a.txt"}', '{"path":"x"}']);
       // The recording is untouched, and both runs are listed.
-      expect((await storedEvents(store, rec.runId)).filter((e) => e.type === 'llm_response')).toHaveLength(2);
+      expect((await storedEvents(store, (rec.runId as string))).filter((e) => e.type === 'llm_response')).toHaveLength(2);
       const listed = shared === undefined ? await withStore(storeDir, allRuns) : await allRuns(shared);
       expect(listed.map((r) => r.id).sort()).toEqual([rec.runId, rep.runId].sort());
     } finally {
@@ -486,8 +486,8 @@ describe('a patch that makes the run longer, continued live', () => {
     const store = newStore();
     let runId: string;
     try {
-      const rec = await record({ store });
-      runId = rec.runId;
+      const rec = await record({ tape: { store } });
+      runId = (rec.runId as string);
       await runAgent(new OpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, fetch: rec.fetch, maxRetries: 0 }), rec.recordTool, []);
       await rec.finish();
     } finally {

@@ -82,8 +82,8 @@ describe('recordTool under concurrent agent runs', () => {
     let runId: string;
     let recorded: Array<{ result: unknown; answer: string | null }>;
     try {
-      const rec = await record({ store, runName: 'reservations' });
-      runId = rec.runId;
+      const rec = await record({ tape: { store, run: 'reservations' } });
+      runId = (rec.runId as string);
       const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, fetch: rec.fetch, maxRetries: 0 });
       recorded = await Promise.all(ITEMS.map((item) => reserveRun(client, rec.recordTool, live.reserve, item)));
       await rec.finish();
@@ -115,7 +115,7 @@ describe('recordTool under concurrent agent runs', () => {
     const replayed = await Promise.all(ITEMS.map((item) => reserveRun(client, rep.recordTool, again.reserve, item)));
     expect(replayed).toEqual(recorded);
     expect(again.calls()).toBe(0);
-    expect(rep.replay.divergences).toEqual([]);
+    expect(rep.replay?.divergences).toEqual([]);
     await rep.finish();
   });
 });

@@ -71,8 +71,8 @@ describe('agentctl view', () => {
 
     const llm = await startMockLlm([{ content: 'Hello from the library.' }]);
     try {
-      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-view-test-key-0000', maxRetries: 0 }), { store, runName: 'lib', task: 'say hello' });
-      await recording.client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      const recording = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-view-test-key-0000', maxRetries: 0 }), { tape: { store, run: 'lib' }, task: 'say hello' });
+      await recording.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
       await recording.finish();
     } finally {
       await llm.close();

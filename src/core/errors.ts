@@ -10,6 +10,7 @@ const EXIT_CODES = {
   AGENTCTL_UNEXPECTED: 1,
   AGENTCTL_USAGE: 2,
   AGENTCTL_INVALID_OPTION: 2,
+  AGENTCTL_REPLAY_DIVERGED: 7,
   AGENTCTL_TAPE_EXHAUSTED: 8,
   AGENTCTL_TOOL_NOT_REPLAYED: 8,
   AGENTCTL_TAPE_INVALID: 9,
@@ -65,6 +66,21 @@ export class UsageError extends AgentctlError {
 export class InvalidOptionError extends AgentctlError {
   constructor(message: string, options: AgentctlErrorOptions = {}) {
     super(message, 'AGENTCTL_INVALID_OPTION', options);
+  }
+}
+
+/**
+ * A replay did not reproduce its tape (exit 7): a request the tape had no match for, a call past its
+ * end, or recorded calls nothing asked for. `tape` is the tape's path (or run), `field` the first
+ * differing field of the first divergence, when there was one.
+ */
+export class ReplayDivergedError extends AgentctlError {
+  readonly tape: string | undefined;
+  readonly field: string | undefined;
+  constructor(message = 'the replay did not reproduce its tape', options: ErrorOptions & { tape?: string; field?: string } = {}) {
+    super(message, 'AGENTCTL_REPLAY_DIVERGED', options);
+    this.tape = options.tape;
+    this.field = options.field;
   }
 }
 

@@ -1,51 +1,49 @@
 /**
- * recordOpenAI: the convenience for an agent written on the `openai` SDK. It returns the same
- * client with a recording `fetch` (record-replay.ts) — a real `OpenAI`, so every endpoint and
- * helper (`responses`, `.stream()`, `runTools`, `.withResponse()`) is recorded, and its type is
- * `OpenAI` wherever one is expected. The client's API key is redacted from everything written.
+ * recordOpenAI / replayOpenAI: the conveniences for an agent written on the `openai` SDK. They take
+ * the user's own client and return it with the session's `fetch` (`client.withOptions({ fetch })`),
+ * so it is the user's class — `instanceof OpenAI` holds, its errors are the user's
+ * `OpenAI.APIError` — and every endpoint and helper (`responses`, `.stream()`, `runTools`,
+ * `.withResponse()`) goes through the session. The session's members (`mode`, `replay`, `recordTool`,
+ * `finish`, `assertReproduced`…) are on the returned client.
+ *
+ * Nothing here loads `openai`: the client is taken as it is (a structural type), so any copy and
+ * any major of the SDK the user has installed is the one used.
  */
-import type OpenAI from 'openai';
-import type { Clock } from '../core/clock.js';
-import type { RunMeta } from '../core/run-meta.js';
-import type { TapeStore } from '../tape/tape-store.js';
-import { record } from './record-replay.js';
-import type { ToolFunction, ToolPolicy } from './recorded-tool.js';
 import type { FetchLike } from './fetch-like.js';
-import type { FinishOptions } from './recording-session.js';
+import type { TapeOptions, TapeSession } from './tape-options.js';
+import { openTapeSession } from './tape-session.js';
+import type { TapeMode } from '../core/tape-modes.js';
 
-export interface RecordOpenAIOptions {
-  /** The store to record into, or its directory (opened here, created if missing, closed by finish()). */
-  store: TapeStore | string;
-  /** A name for the run (`agentctl show <name>` finds it). */
-  runName?: string;
-  /** What the run is about, shown by `agentctl ls/show`. Default 'library run'. */
-  task?: string;
-  /** Extra redaction patterns (regular-expression source), on top of the API key and key-shaped strings. */
-  redact?: string[];
-  /** Measures event times and chunk offsets. Default: the system clock. */
-  clock?: Clock;
+/** What the conveniences use of an `openai` client (`OpenAI`, `AzureOpenAI`, any version with `withOptions`). */
+export interface OpenAIClientLike {
+  baseURL: string;
+  apiKey?: unknown;
+  withOptions(options: { fetch?: FetchLike }): unknown;
 }
 
-export interface OpenAIRecording {
-  /** The client to use in place of the real one: the same client, recording. */
-  client: OpenAI;
-  /** The id of the run being recorded (the run itself is created at the first call). */
-  runId: string;
-  /** Wrap a tool function so its calls and outcomes are recorded (and served on replay). */
-  recordTool<F extends ToolFunction>(name: string, fn: F, policy?: ToolPolicy): F;
-  /** Write `run_end` with the totals, mark the run complete, and return its meta. Idempotent. */
-  finish(options?: FinishOptions): Promise<RunMeta>;
+/** The user's client, with the session's fetch, and the session's members. */
+export type OpenAITape<C> = C & Omit<TapeSession, 'fetch'>;
+
+/** Record every call `client` makes onto `options.tape` (mode 'record' unless asked otherwise; `AGENTCTL_MODE` wins). */
+export function recordOpenAI<C extends OpenAIClientLike>(client: C, options: TapeOptions): Promise<OpenAITape<C>> {
+  return onTape(client, options, 'record');
 }
 
-/** Record every call `client` makes onto a new run in `options.store`. */
-export async function recordOpenAI(client: OpenAI, options: RecordOpenAIOptions): Promise<OpenAIRecording> {
-  // The client's own fetch (a custom one, or the global one) is where requests really go.
+/** Serve every call `client` makes from `options.tape` (mode 'replay', strict, unless asked otherwise; `AGENTCTL_MODE` wins). */
+export function replayOpenAI<C extends OpenAIClientLike>(client: C, options: TapeOptions): Promise<OpenAITape<C>> {
+  return onTape(client, options, 'replay');
+}
+
+async function onTape<C extends OpenAIClientLike>(client: C, options: TapeOptions, defaultMode: TapeMode): Promise<OpenAITape<C>> {
+  // The client's own fetch (a custom one, or the global one) is where live requests really go, as
+  // the client sent them (its base URL, its key), unless the options say otherwise.
   const own = (client as unknown as { fetch?: FetchLike }).fetch;
-  const recording = await record({ ...options, ...(own === undefined ? {} : { fetch: own }) }, { apiKey: client.apiKey });
-  return {
-    client: client.withOptions({ fetch: recording.fetch }),
-    runId: recording.runId,
-    recordTool: (name, fn, policy) => recording.recordTool(name, fn, policy),
-    finish: (end) => recording.finish(end),
-  };
+  const apiKey = typeof client.apiKey === 'string' ? client.apiKey : null;
+  const session = await openTapeSession(
+    { ...(own === undefined ? {} : { fetch: own }), upstream: { url: '' }, ...options },
+    { defaultMode, apiKey },
+  );
+  const { fetch, ...members } = session;
+  // `replay` is a live view: read through, not copied.
+  return Object.assign(client.withOptions({ fetch }) as C, members);
 }

@@ -38,7 +38,7 @@ describe('a recorded stream', () => {
       },
     });
     const store = join(dir, 'store');
-    const rec = await record({ store, fetch: () => Promise.resolve(new Response(upstream, { headers: { 'content-type': 'text/event-stream' } })) });
+    const rec = await record({ tape: { store }, fetch: () => Promise.resolve(new Response(upstream, { headers: { 'content-type': 'text/event-stream' } })) });
     const reply = await rec.fetch('http://127.0.0.1:9/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -60,7 +60,7 @@ describe('a recorded stream', () => {
     // Read no further than the event passed what a tape keeps, and the upstream told so.
     expect(pulled).toBeLessThanOrEqual(MAX_RECORDED_BODY + piece.length);
     expect(String(cancelled)).toContain('larger than a tape keeps');
-    const recorded = await storedEvents(store, rec.runId);
+    const recorded = await storedEvents(store, (rec.runId as string));
     const chunks = recorded.flatMap((e) => (e.type === 'llm_chunk' ? [e] : []));
     expect(chunks.map((c) => c.raw ?? '').join('')).toBe(EVENT);
     expect(chunks.at(-1)?.chunk).toMatchObject({ finished: true, error: expect.stringContaining('larger than a tape keeps') });

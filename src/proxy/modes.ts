@@ -3,16 +3,16 @@
  * core/tape-modes.ts) — each one a `fetch` from the library (src/library/record-replay.ts), so the
  * proxy records and replays exactly as `record()` / `replay()` do:
  *
- * - `record`: through `record(…, { source: 'proxy', apiKey })` to the upstream; one run, named after
- *   the tape, or written to the tape file when the session ends (file-tape.ts).
- * - `replay`: through `replay({ tape, strict })`, no upstream; strict by default, so a request the
- *   tape has no match for gets the `agentctl_replay_mismatch` HTTP 400 (nearest recorded call, first
- *   differing field); `--no-strict` serves it by position and reports the divergence.
+ * - `record`: a session in mode record to the upstream; one run, named after the tape, or a tape
+ *   file written when the session ends (the library records a file durably and replaces it whole).
+ * - `replay`: a session in mode replay, no upstream; strict by default, so a request the tape has no
+ *   match for gets the `agentctl_replay_mismatch` HTTP 400 (nearest recorded call, first differing
+ *   field); `--no-strict` serves it by position and reports the divergence.
  * - `replay-or-record`: `replay` when the tape (a run in the store, or a file) exists, else `record`
  *   onto it — decided once, when the session starts.
- * - `new-episodes`: through `replay({ tape, strict: true, fallback, save })`: what matches is
- *   served, anything else (no match, or past the tape) goes upstream, and the whole session is
- *   recorded as one new run (kind replay, its parent the tape's run); a tape file is replaced by it.
+ * - `new-episodes`: what matches is served, anything else (no match, or past the tape) goes
+ *   upstream, and the whole session is recorded as one new run (kind replay, its parent the tape's
+ *   run); a tape file is replaced by it.
  * - `passthrough`: to the upstream, nothing recorded.
  *
  * Where a request goes is one route table (routes.ts) in every mode.
@@ -25,8 +25,8 @@ import { describeDivergence, type ReplayState } from '../replay/replay-engine.js
 import { isTapePath } from '../tape/tape-file.js';
 import { directoryInstead } from '../tape/tape-path.js';
 import { TapeStore } from '../tape/tape-store.js';
-import { record, replay, type Replay } from '../library/record-replay.js';
-import { saveRunToTapeFile } from './file-tape.js';
+import type { TapeOptions, TapeSession } from '../library/tape-options.js';
+import { openTapeSession } from '../library/tape-session.js';
 import { route, type RouteTable, type Upstream } from './routes.js';
 import type { ProxyHandler } from './server.js';
 
@@ -136,15 +136,14 @@ function recordMode(setup: ProxySetup): Promise<ProxyMode> {
   const table = routes(setup, setup.upstream as URL);
   const tape = setup.tape as string;
   const file = isTapePath(tape) ? tape : undefined;
-  return record({ store: setup.store, ...(file === undefined ? { runName: tape } : {}) }, { source: 'proxy', apiKey: setup.apiKey ?? null }).then((rec) => ({
+  return session(setup, { tape: file ?? { store: setup.store, run: tape }, mode: 'record' }).then((rec) => ({
     mode: 'record',
-    runId: rec.runId,
+    runId: rec.runId ?? null,
     tapeRun: undefined,
     route: (path) => route(table, path),
     fetch: rec.fetch,
     finish: async (requests) => {
-      const meta = await rec.finish(STOPPED);
-      if (file !== undefined) await saveRunToTapeFile(setup.store, meta.id, file);
+      const meta = (await rec.finish(STOPPED)) as RunMeta;
       return { ...empty('record', requests), runId: meta.id, file: file ?? null, recorded: meta.totals?.llmCalls ?? 0 };
     },
   }));
@@ -156,16 +155,11 @@ async function replayMode(setup: ProxySetup, mode: 'replay' | 'new-episodes'): P
   const tape = file ?? { store: setup.store, run: ref };
   const episodes = mode === 'new-episodes';
   const replayed = episodes
-    ? await replay({
-      tape,
-      // Strict, with a live fallback: a request the tape has no match for goes upstream instead of being served by position.
-      strict: true,
-      // `url: ''`: the request goes as it is (already routed to its upstream here), with its key.
-      fallback: { url: '' },
-      save: setup.store,
-    }, { source: 'proxy' })
-    : await replay({ tape, strict: setup.strict });
-  const run = replayed.replay.run;
+    // `url: ''`: what the tape has no match for goes as it is (already routed to its upstream here, with its key).
+    ? await session(setup, { tape, mode: 'new-episodes', upstream: { url: '' } })
+    : await session(setup, { tape, mode: 'replay', strict: setup.strict });
+  const state = replayed.replay as ReplayState;
+  const run = state.run;
   const table = episodes ? routes(setup, setup.upstream as URL) : replayRoutes(setup, run);
   const refusals = { all: 0, exhausted: 0 };
   let seen = 0;
@@ -176,7 +170,7 @@ async function replayMode(setup: ProxySetup, mode: 'replay' | 'new-episodes'): P
     route: (path) => route(table, path),
     fetch: replayed.fetch,
     observe: async (request, response) => {
-      seen = noteCalls(replayed.replay, seen, setup.note);
+      seen = noteCalls(state, seen, setup.note);
       const error = await agentctlError(response);
       if (error === undefined) return;
       refusals.all++;
@@ -185,20 +179,25 @@ async function replayMode(setup: ProxySetup, mode: 'replay' | 'new-episodes'): P
     },
     finish: async (requests) => {
       const meta = await replayed.finish(STOPPED);
-      if (file !== undefined && meta !== undefined) await saveRunToTapeFile(setup.store, meta.id, file);
       return {
         ...empty(mode, requests),
         runId: meta?.id ?? null,
         tapeRunId: run.id,
         file: meta === undefined ? null : (file ?? null),
         recorded: meta === undefined ? null : (meta.totals?.llmCalls ?? 0),
-        ...replayCounts(replayed),
+        ...replayCounts(state),
         ...(episodes ? {} : { upstream: null }),
         refused: refusals.all,
         exhausted: refusals.exhausted,
       };
     },
   };
+}
+
+/** A library session as the proxy opens it: its own --mode decides (not AGENTCTL_MODE), recorded as source proxy, the upstream's key taught to the redactor. */
+function session(setup: ProxySetup, options: TapeOptions): Promise<TapeSession> {
+  const mode = options.mode ?? 'replay';
+  return openTapeSession(options, { defaultMode: mode, source: 'proxy', apiKey: setup.apiKey ?? null, environment: false });
 }
 
 function passthroughMode(setup: ProxySetup): Promise<ProxyMode> {
@@ -265,8 +264,7 @@ async function agentctlError(response: Response): Promise<{ code: string; messag
   }
 }
 
-function replayCounts(replayed: Replay): Pick<ProxySummary, 'served' | 'upstream' | 'divergences' | 'firstDivergence' | 'unused'> {
-  const state = replayed.replay;
+function replayCounts(state: ReplayState): Pick<ProxySummary, 'served' | 'upstream' | 'divergences' | 'firstDivergence' | 'unused'> {
   const first = state.divergences[0];
   return {
     served: state.calls.filter((c) => c.source !== 'live').length,

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
@@ -232,8 +234,26 @@ function tapeStoreContract(open: (dir: string) => Promise<TapeStore>): void {
     expect(await store.countEvents(other.id)).toBe(1);
   });
 
-  it('is locked against a second opener (exit 11)', async () => {
-    await expect(TapeStore.open(dir)).rejects.toBeInstanceOf(StoreLockedError);
+  it('is locked against another process (exit 11)', () => {
+    // The built module, as another program would load it (the tests build dist/ first).
+    const module = pathToFileURL(join(process.cwd(), 'dist', 'tape', 'tape-store.js')).href;
+    const script = `const { TapeStore } = await import(${JSON.stringify(module)});
+      await TapeStore.open(${JSON.stringify(dir)}).then(() => console.log('opened'), (e) => console.log(e.code));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.stdout.trim(), child.stderr).toBe('AGENTCTL_STORE_LOCKED');
+    expect(new StoreLockedError(dir).exitCode).toBe(11);
+  });
+
+  it('is shared by a second opener in the same process, closed when the last one closes it', async () => {
+    const second = await TapeStore.open(dir);
+    expect(second).toBe(store);
+    const run = await second.createRun(newRun());
+    await second.close();
+    // Still open for the first opener.
+    expect((await store.getRun(run.id)).id).toBe(run.id);
+    await store.close();
+    store = await open(dir);
+    expect((await store.getRun(run.id)).status).toBe('incomplete');
   });
 }
 

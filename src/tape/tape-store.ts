@@ -19,7 +19,7 @@
  * tape (line-bounds.ts): one that could not is refused before it is written anywhere (exit 9).
  */
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { InvalidOptionError, TapeFormatError } from '../core/errors.js';
 import type { RunEvent, RunTotals } from '../core/events.js';
 import { TAPE_VERSION, type RunMeta } from '../core/run-meta.js';
@@ -33,6 +33,9 @@ import { notFound, pickRun } from './run-refs.js';
 import { countStoredEvents, eventKey, readStoredBatches, runRange, type EventsSublevel } from './store-events.js';
 import { storeFailure, type StoreDoing, type StorePlace } from './store-failure.js';
 import { openDb, type Db } from './store-open.js';
+
+/** The stores this process has open, by absolute directory: open() shares them. */
+const OPEN_STORES = new Map<string, Promise<TapeStore>>();
 
 /**
  * Run ids increase even for runs created in the same millisecond, so newest-first is exact. `ulid`
@@ -82,11 +85,15 @@ export class TapeStore {
   private readonly active = new Set<string>();
   /** Journaled runs: their journal, and the writer that puts their events into LevelDB behind it. */
   private readonly journaled = new Map<string, { journal: Journal; behind: EventWriter }>();
+  /** Openers that have not closed it yet (open() shares a handle within a process). */
+  private refs = 1;
+  /** The closing of the database, once the last opener closed it. */
+  private closing: Promise<void> = Promise.resolve();
 
   private constructor(
     place: StorePlace,
     db: Db,
-    private readonly mode: { readOnly: boolean; copy: boolean },
+    private mode: { readOnly: boolean; copy: boolean },
   ) {
     this.place = place;
     this.dir = place.dir;
@@ -104,9 +111,42 @@ export class TapeStore {
   /**
    * Open (and by default create) the store at `dir`. Exit 11 when another process holds it, 9 when
    * it is damaged (store-open.ts), 10 when there is none and it is not to be created.
+   *
+   * LevelDB's lock is per process, not per handle: a store this process already has open (a replay
+   * still reading it while a recording starts, two test helpers on one store) is shared — the same
+   * handle, closed when the last of its openers closes it — instead of refused as "in use".
    */
   static async open(dir: string, options: OpenStoreOptions = {}): Promise<TapeStore> {
+    const key = resolve(dir);
     const readOnly = options.readOnly ?? false;
+    for (;;) {
+      const shared = OPEN_STORES.get(key);
+      if (shared === undefined) break;
+      const store = await shared.catch(() => undefined);
+      // The handle failed to open or is closing: open the store again once it has let go.
+      if (store === undefined || store.refs === 0) {
+        await store?.closing;
+        if (OPEN_STORES.get(key) === shared) OPEN_STORES.delete(key);
+        continue;
+      }
+      // A read-only copy (store-open.ts) is no handle for a writer: the store itself is opened.
+      if (store.mode.copy && !readOnly) break;
+      // Shared by a writer, the store is writable for all its openers (a reader just does not write).
+      if (!readOnly) store.mode = { ...store.mode, readOnly: false };
+      store.refs++;
+      return store;
+    }
+    const opening = TapeStore.openHandle(dir, options, readOnly);
+    OPEN_STORES.set(key, opening);
+    try {
+      return await opening;
+    } catch (error) {
+      if (OPEN_STORES.get(key) === opening) OPEN_STORES.delete(key);
+      throw error;
+    }
+  }
+
+  private static async openHandle(dir: string, options: OpenStoreOptions, readOnly: boolean): Promise<TapeStore> {
     const { db, place, copy } = await openDb(dir, { create: !readOnly && (options.create ?? true), readOnly });
     const store = new TapeStore(place, db, { readOnly, copy });
     try {
@@ -114,13 +154,28 @@ export class TapeStore {
       const warn = options.warn ?? ((message: string) => process.stderr.write(`agentctl: warning: ${message}\n`));
       await store.replayJournals((message) => warn(message.replaceAll(place.files, place.dir)));
     } catch (error) {
-      await store.close().catch(() => undefined);
+      await store.closeDb().catch(() => undefined);
       throw error;
     }
     return store;
   }
 
+  /** Let go of this handle; the store is closed when every opener has (see `open`). */
   async close(): Promise<void> {
+    if (this.refs === 0) return this.closing;
+    this.refs--;
+    if (this.refs > 0) return;
+    this.closing = this.closeDb();
+    try {
+      await this.closing;
+    } finally {
+      const key = resolve(this.dir);
+      const entry = OPEN_STORES.get(key);
+      if (entry !== undefined && (await entry.catch(() => undefined)) === this) OPEN_STORES.delete(key);
+    }
+  }
+
+  private async closeDb(): Promise<void> {
     // Runs still being recorded keep their journals (replayed at the next open); their LevelDB writes end first.
     for (const { journal, behind } of this.journaled.values()) {
       await behind.close().catch(() => undefined);
