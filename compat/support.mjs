@@ -100,6 +100,7 @@ export async function recordThenReplay(dir, name, runAgent) {
   const replayedTool = noteTool(replay, book);
   const replayed = await runAgent({ url: mock.url, fetch: replay.fetch, tool: replayedTool });
   await replay.finish();
+  replay.assertReproduced();
   assert.deepEqual(replayed, recorded);
   assert.deepEqual(replayedTool.calls, recordedTool.calls);
   assert.deepEqual(await book.lines(), [NOTE.text], 'the note is not appended again');

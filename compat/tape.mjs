@@ -1,58 +1,59 @@
 /**
  * Every use of agentctl's library API in the compatibility suite, in one place: a test records a
- * session onto the tape `name` in `dir`, then replays it — so following a change of the API means
- * editing this file only. Each session gives the `fetch` to hand a client, `recordTool` to wrap the
- * agent's tools (their side effects are served from the tape on replay, not run again), and
- * `finish()`; a replay also says what it served (`served()`).
+ * session onto the tape file `<dir>/<name>.tape.jsonl` (one small file per test, as a project keeps
+ * them in git), then replays it. Each session gives the `fetch` to hand a client (or, for the
+ * OpenAI conveniences, the project's own client), `recordTool` to wrap the agent's tools (their side
+ * effects are served from the tape on replay, not run again), and `finish()`; a replay also says
+ * what it served (`served()`) and whether it reproduced the tape (`assertReproduced()`).
  */
 import { join } from 'node:path';
 import { record, recordOpenAI, replay, replayOpenAI } from 'agentctl';
 
-/** The tape `name` of `dir`: a named run in the store `dir/store`. */
-function tapeOf(dir, name) {
-  return { store: join(dir, 'store'), run: name };
+/** The tape file of test `name`. */
+export function tapeOf(dir, name) {
+  return join(dir, `${name}.tape.jsonl`);
 }
 
 /** Record a session: every call made through `fetch`, and the tools wrapped by `recordTool`. */
 export async function recordSession(dir, name) {
-  const { store, run } = tapeOf(dir, name);
-  const recording = await record({ store, runName: run, task: name });
+  const session = await record({ tape: tapeOf(dir, name), task: name });
   return {
-    fetch: recording.fetch,
-    recordTool: (tool, fn, policy) => recording.recordTool(tool, fn, policy),
-    finish: async () => void (await recording.finish()),
+    fetch: session.fetch,
+    recordTool: (tool, fn, policy) => session.recordTool(tool, fn, policy),
+    finish: async () => void (await session.finish()),
   };
 }
 
 /** Replay a recorded session, strictly (a request the tape has no match for is refused) and offline. */
 export async function replaySession(dir, name) {
-  const replayed = await replay({ tape: tapeOf(dir, name), strict: true });
+  const session = await replay({ tape: tapeOf(dir, name) });
   return {
-    fetch: replayed.fetch,
-    recordTool: (tool, fn, policy) => replayed.recordTool(tool, fn, policy),
-    served: () => servedBy(replayed.replay),
-    finish: async () => void (await replayed.finish()),
+    fetch: session.fetch,
+    recordTool: (tool, fn, policy) => session.recordTool(tool, fn, policy),
+    served: () => servedBy(session.replay),
+    assertReproduced: () => session.assertReproduced(),
+    finish: async () => void (await session.finish()),
   };
 }
 
-/** Record what `client` (an `OpenAI` of the project's own openai) does: the same client, recording. */
+/** Record what `client` (an `OpenAI` of the project's own openai) does: the same class, recording. */
 export async function recordOpenAISession(client, dir, name) {
-  const { store, run } = tapeOf(dir, name);
-  const recording = await recordOpenAI(client, { store, runName: run, task: name });
+  const recording = await recordOpenAI(client, { tape: tapeOf(dir, name), task: name });
   return {
-    client: recording.client,
+    client: recording,
     recordTool: (tool, fn, policy) => recording.recordTool(tool, fn, policy),
     finish: async () => void (await recording.finish()),
   };
 }
 
-/** An `OpenAI` client answering from the tape (`client` is the one the recording used). */
-export async function replayOpenAISession(_client, dir, name) {
-  const replayed = await replayOpenAI({ tape: tapeOf(dir, name), strict: true, client: { maxRetries: 0 } });
+/** The project's `client`, answering from the tape. */
+export async function replayOpenAISession(client, dir, name) {
+  const replayed = await replayOpenAI(client, { tape: tapeOf(dir, name) });
   return {
     client: replayed,
     recordTool: (tool, fn, policy) => replayed.recordTool(tool, fn, policy),
     served: () => servedBy(replayed.replay),
+    assertReproduced: () => replayed.assertReproduced(),
     finish: async () => void (await replayed.finish()),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The Anthropic SDK (1.14): a tool-use loop on the Messages API, the client given agentctl's
- * recording `fetch` against the mock server, then the replaying one with the server stopped.
- * agentctl keeps these calls byte for byte as http exchanges: what is asserted is what an agent
- * sees — the same answer, the same tool use, and the tool not run again.
+ * recording `fetch` against the mock server, then the replaying one with the server stopped: the
+ * same answer, the same tool use, the tool not run again, and each Messages call counted as a model
+ * call served from the tape.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -36,6 +36,7 @@ before(async () => (scratchDir = await scratch('anthropic')));
 after(() => scratchDir.remove());
 
 test('@anthropic-ai/sdk 1.14 messages with tool use: recorded through record().fetch, replayed offline', async () => {
-  const { recorded } = await recordThenReplay(scratchDir.dir, 'anthropic', runAgent);
+  const { recorded, served } = await recordThenReplay(scratchDir.dir, 'anthropic', runAgent);
   assert.deepEqual(recorded, { text: ANSWER, toolUses: [{ name: TOOL.name, input: NOTE }] });
+  assert.deepEqual(served, { calls: 2, divergences: 0, remaining: 0 });
 });

@@ -1,6 +1,6 @@
 /**
  * The openai SDK (7): a tool-calling loop on Chat Completions, recorded with agentctl's
- * recordOpenAI against the mock server, then replayed with the server stopped.
+ * recordOpenAI against the mock server onto a tape file, then replayed with the server stopped.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -53,6 +53,7 @@ test('openai 7 chat completions: recorded through recordOpenAI, replayed offline
   assert.deepEqual(replayedTool.calls, recordedTool.calls);
   assert.deepEqual(await book.lines(), [NOTE.text], 'the note is not appended again');
   assert.deepEqual(replay.served(), { calls: 2, divergences: 0, remaining: 0 });
+  replay.assertReproduced();
 
   // A request the tape does not have is refused with an error the project's own class catches.
   const refused = replay.client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Something else' }] });
