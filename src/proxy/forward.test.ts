@@ -19,7 +19,7 @@ describe('mapPath', () => {
 });
 
 describe('outgoingRequest', () => {
-  const request = (headers: Record<string, string>): IncomingMessage => ({ method: 'POST', headers }) as unknown as IncomingMessage;
+  const request = (headers: Record<string, string>, url = '/v1/messages'): IncomingMessage => ({ method: 'POST', url, headers }) as unknown as IncomingMessage;
   const url = new URL('http://127.0.0.1:1234/v1/messages');
   const target = (key: string | undefined, header: 'x-api-key' | 'authorization' = 'authorization'): Route => ({ url, credential: key === undefined ? undefined : { key, header } });
   const signal = new AbortController().signal;
@@ -33,6 +33,12 @@ describe('outgoingRequest', () => {
 
   it('else as a bearer token, the client key dropped', () => {
     const out = outgoingRequest(request({ authorization: 'Bearer client-key' }), Buffer.from('{}'), target('upstream-key'), signal);
+    expect(out.init.headers.get('authorization')).toBe('Bearer upstream-key');
+    expect(out.init.headers.get('x-api-key')).toBeNull();
+  });
+
+  it('an OpenAI path gets a bearer token even from a client that also sent x-api-key', () => {
+    const out = outgoingRequest(request({ 'x-api-key': 'client-key' }, '/v1/chat/completions'), Buffer.from('{}'), target('upstream-key'), signal);
     expect(out.init.headers.get('authorization')).toBe('Bearer upstream-key');
     expect(out.init.headers.get('x-api-key')).toBeNull();
   });

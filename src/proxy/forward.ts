@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../core/errors.js';
 import { StreamCut } from '../library/recording-stream.js';
 import { CREDENTIAL_HEADERS } from '../llm/transport/http-reply.js';
-import type { Route } from './routes.js';
+import { isAnthropicPath, type Route } from './routes.js';
 
 /**
  * Read and check an upstream URL (`--upstream`, or `where` it came from: `$OPENAI_BASE_URL`): http(s),
@@ -66,7 +66,9 @@ export function outgoingRequest(req: IncomingMessage, body: Buffer, route: Route
   }
   const key = route.credential;
   if (key !== undefined) {
-    if (key.header === 'x-api-key' || req.headers['x-api-key'] !== undefined) headers.set('x-api-key', key.key);
+    // An Anthropic client behind a single upstream keeps the header it sent its own key in.
+    const anthropicClient = req.headers['x-api-key'] !== undefined && isAnthropicPath(req.url ?? '/');
+    if (key.header === 'x-api-key' || anthropicClient) headers.set('x-api-key', key.key);
     else headers.set('authorization', `Bearer ${key.key}`);
   }
   const method = (req.method ?? 'GET').toUpperCase();
