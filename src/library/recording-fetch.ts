@@ -22,6 +22,7 @@ import type { Redactor } from '../core/redact.js';
 import { requestDelta, requestHash, type RequestDelta } from '../agent/request-delta.js';
 import { parseRetryAfter } from '../llm/retry-after.js';
 import { agentctlError, bodyValue, describe, fitsTapeDepth, keptHeaders, MAX_RECORDED_BODY, rebuilt, sizeText, textUpTo, wireFor } from '../llm/transport/http-reply.js';
+import { asRequest } from '../llm/transport/http-fetch.js';
 import { quickEvent } from '../tape/quick-event-check.js';
 import { recordExchange } from './exchange-recorder.js';
 import type { FetchLike } from './fetch-like.js';
@@ -94,7 +95,7 @@ function tapeHolds(model: ModelRequest): boolean {
 export function recordingFetch(session: RecordingSession, redact: Redactor, options: RecordingFetchOptions = {}): FetchLike {
   const upstream = options.fetch ?? globalThis.fetch;
   const recorder = new TransportRecorder(session, redact, upstream);
-  return (input, init) => recorder.fetch(new Request(input, init));
+  return (input, init) => recorder.fetch(asRequest(input, init));
 }
 
 export class TransportRecorder {

@@ -15,12 +15,14 @@
  *   run); a tape file is replaced by it.
  * - `passthrough`: to the upstream, nothing recorded.
  *
- * Where a request goes is one route table (routes.ts) in every mode.
+ * Where a request goes is one route table (routes.ts) in every mode, and what goes upstream goes
+ * through one fetch, on node:http (llm/transport/http-fetch.ts).
  */
 import { statSync } from 'node:fs';
 import { NotFoundError } from '../core/errors.js';
 import type { RunMeta } from '../core/run-meta.js';
 import type { TapeMode } from '../core/tape-modes.js';
+import { httpFetch } from '../llm/transport/http-fetch.js';
 import { describeDivergence, type ReplayState } from '../replay/replay-engine.js';
 import { isTapePath } from '../tape/tape-file.js';
 import { directoryInstead } from '../tape/tape-path.js';
@@ -136,7 +138,7 @@ function recordMode(setup: ProxySetup): Promise<ProxyMode> {
   const table = routes(setup, setup.upstream as URL);
   const tape = setup.tape as string;
   const file = isTapePath(tape) ? tape : undefined;
-  return session(setup, { tape: file ?? { store: setup.store, run: tape }, mode: 'record' }).then((rec) => ({
+  return session(setup, { tape: file ?? { store: setup.store, run: tape }, mode: 'record', fetch: httpFetch }).then((rec) => ({
     mode: 'record',
     runId: rec.runId ?? null,
     tapeRun: undefined,
@@ -156,7 +158,7 @@ async function replayMode(setup: ProxySetup, mode: 'replay' | 'new-episodes'): P
   const episodes = mode === 'new-episodes';
   const replayed = episodes
     // `url: ''`: what the tape has no match for goes as it is (already routed to its upstream here, with its key).
-    ? await session(setup, { tape, mode: 'new-episodes', upstream: { url: '' } })
+    ? await session(setup, { tape, mode: 'new-episodes', upstream: { url: '', fetch: httpFetch } })
     : await session(setup, { tape, mode: 'replay', strict: setup.strict });
   const state = replayed.replay as ReplayState;
   const run = state.run;
@@ -207,7 +209,7 @@ function passthroughMode(setup: ProxySetup): Promise<ProxyMode> {
     runId: null,
     tapeRun: undefined,
     route: (path) => route(table, path),
-    fetch: (input, init) => globalThis.fetch(input, init),
+    fetch: httpFetch,
     finish: (requests) => Promise.resolve(empty('passthrough', requests)),
   });
 }

@@ -17,16 +17,20 @@ const MAX_BEHIND = 4096;
  */
 const BEHIND_GATHER_MS = 20;
 
-/** The run's writer, and `behind`, which writes to LevelDB with `put` (its `close` waits for what it has). */
+/**
+ * The run's writer, and `behind`, which writes to LevelDB with `put` (its `close` waits for what it
+ * has): `put` is given each event's JSON as the journal wrote it, so no event is serialised twice.
+ */
 export function recordingWriter(
   journal: Journal,
-  put: (events: RunEvent[]) => Promise<void>,
+  put: (events: RunEvent[], lines: string[]) => Promise<void>,
   firstSeq: number,
   refuse: (refused: NonNullable<EventLines['refused']>) => Error,
 ): { writer: EventWriter; behind: EventWriter } {
   // Nobody waits for these LevelDB writes but `close`, finishRun and back-pressure: the journal
   // already holds what they write. Group-committed, like any writer.
-  const behind = new EventWriter(put, firstSeq, { gatherMs: BEHIND_GATHER_MS });
+  const json = new WeakMap<RunEvent, string>();
+  const behind = new EventWriter((events) => put(events, events.map((event) => json.get(event) as string)), firstSeq, { gatherMs: BEHIND_GATHER_MS });
   const writer = new EventWriter(
     async (events, sync, waited) => {
       // A failed LevelDB write fails the recording (the journal keeps its events for the next open).
@@ -37,7 +41,11 @@ export function recordingWriter(
         // Growing the file costs a synced write of its own: done when nobody waits (journal.ts).
         if (!waited) journal.reserve();
         let last: Promise<void> | undefined;
-        for (const event of events.slice(0, lines.length)) last = behind.append(event);
+        for (const [i, line] of lines.entries()) {
+          const event = events[i] as RunEvent;
+          json.set(event, line);
+          last = behind.append(event);
+        }
         if (behind.pending >= MAX_BEHIND) await last;
       }
       if (refused !== undefined) throw refuse(refused);

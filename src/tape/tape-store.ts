@@ -234,7 +234,7 @@ export class TapeStore {
     // One writer per recorded run: its journal and the LevelDB writes behind it are that writer's.
     if (this.journaled.has(runId)) throw new Error(`run ${runId} already has a writer`);
     const journal = Journal.open(this.place.files, runId);
-    const { writer, behind } = recordingWriter(journal, (events) => this.putEvents(runId, events, false), firstSeq, (refused) =>
+    const { writer, behind } = recordingWriter(journal, (events, lines) => this.putEvents(runId, events, false, lines), firstSeq, (refused) =>
       unrecordable(this.dir, runId, refused, 'recording'));
     this.journaled.set(runId, { journal, behind });
     return writer;
