@@ -14,8 +14,8 @@ const RUN: RunMeta = {
   task: 't', model: 'm', config: {}, seed: 0, status: 'complete', tapeVersion: 1,
 };
 
-const ask = (text: string, params?: Record<string, unknown>): { messages: ChatMessage[]; params?: Record<string, unknown> } =>
-  ({ messages: [{ role: 'user', content: text }], ...(params === undefined ? {} : { params }) });
+const ask = (text: string, params?: Record<string, unknown>, endpoint?: 'messages'): { messages: ChatMessage[]; params?: Record<string, unknown>; endpoint?: 'messages' } =>
+  ({ messages: [{ role: 'user', content: text }], ...(params === undefined ? {} : { params }), ...(endpoint === undefined ? {} : { endpoint }) });
 const request = (r: ReturnType<typeof ask>) => ({ model: 'm', stream: false, ...r });
 const answer = (text: string): LlmResponse => ({ message: { role: 'assistant', content: text }, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } });
 
@@ -26,7 +26,10 @@ function tape(calls: Array<{ ask: ReturnType<typeof ask>; outcomes: Array<string
   calls.forEach((call, iteration) => {
     const req = request(call.ask);
     call.outcomes.forEach((outcome, attempt) => {
-      events.push({ type: 'llm_request', step: iteration, iteration, hash: requestHash(req), ...requestDelta(sent, req.messages), model: 'm', stream: false, tools: [], ...(req.params === undefined ? {} : { params: req.params }) });
+      events.push({
+        type: 'llm_request', step: iteration, iteration, hash: requestHash(req), ...requestDelta(sent, req.messages), model: 'm', stream: false, tools: [],
+        ...(req.params === undefined ? {} : { params: req.params }), ...(req.endpoint === undefined ? {} : { endpoint: req.endpoint }),
+      });
       sent = req.messages;
       events.push(typeof outcome === 'string'
         ? { type: 'llm_response', step: iteration, iteration, attempt, response: answer(outcome), durationMs: 1 }
@@ -75,6 +78,15 @@ describe('ReplayEngine', () => {
     const e = await engine(tape([{ ask: ask('x'), outcomes: [{ status: 429 }, { status: 500 }, 'finally'] }]));
     expect([text(take(e, ask('x'))), text(take(e, ask('x'))), text(take(e, ask('x')))]).toEqual(['error 429', 'error 500', 'finally']);
     expect(e.state.calls).toEqual([{ iteration: 0, source: 'tape', matched: true, resynced: false }]);
+  });
+
+  it('a request that differs is compared with the next recorded call of its own API, not the next of another', async () => {
+    const events = tape([{ ask: ask('chat question'), outcomes: ['chat answer'] }, { ask: ask('claude question', undefined, 'messages'), outcomes: ['claude answer'] }]);
+    const strict = await engine(events, { strict: true });
+    expect(take(strict, ask('claude question, changed', undefined, 'messages'))).toMatchObject({ kind: 'mismatch', divergence: { recordedIteration: 1, path: 'messages[0].content' } });
+    const lenient = await engine(events);
+    expect(text(take(lenient, ask('claude question, changed', undefined, 'messages')))).toBe('claude answer');
+    expect(text(take(lenient, ask('chat question')))).toBe('chat answer');
   });
 
   it('a request that differs: served by position and reported with the first differing field, or refused when strict', async () => {

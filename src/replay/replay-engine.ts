@@ -168,7 +168,12 @@ export class ReplayEngine {
 
     const iteration = this.started;
     const matched = this.states.find((s) => s.iteration === null && s.call.request?.hash === hash);
-    const nearest = matched ?? this.states.find((s) => s.iteration === null);
+    // Unmatched: compared with (and, unless strict, served) the next recorded call of the same API —
+    // an Anthropic request is no nearer to an OpenAI call recorded before it — else the next of any.
+    const endpoint = request.endpoint ?? 'chat';
+    const nearest = matched
+      ?? this.states.find((s) => s.iteration === null && (s.call.request?.endpoint ?? 'chat') === endpoint)
+      ?? this.states.find((s) => s.iteration === null);
     if (matched === undefined && nearest?.call.request !== undefined) {
       const divergence = this.diverge(iteration, nearest.call.request, request, hash);
       this.divergences.push(divergence);
