@@ -236,10 +236,25 @@ describe('withTape', () => {
     const tapes = join(dir, `with-${n++}`);
     const run = (): Promise<string | null | undefined> => withTape('checkout/flow one', async ({ fetch }) => ask(client(fetch), 'hello'), { dir: tapes });
     expect(await run()).toBe('Hi there.');
-    const file = join(tapes, 'checkout', 'flow-one.tape.jsonl');
+    const file = join(tapes, 'checkout', 'flow-one-55724b.tape.jsonl');
     expect(answers(await tapeEvents(file))).toEqual(['Hi there.']);
     const before = mock.requestCount();
     expect(await run()).toBe('Hi there.');
+    expect(mock.requestCount()).toBe(before);
+  });
+
+  it('never gives two names one tape: a clean name is the path, one with characters replaced gets a hash of itself', async () => {
+    const tapes = join(dir, `with-${n++}`);
+    const names = { 'a-b': 'hello', 'a b': 'weather', 'a:b': 'bye', 'x/y.z_1': 'hello' };
+    for (const [name, question] of Object.entries(names)) await withTape(name, async ({ fetch }) => ask(client(fetch), question), { dir: tapes });
+    expect((await readdir(tapes)).sort()).toEqual(['a-b-6783a3.tape.jsonl', 'a-b-c8687a.tape.jsonl', 'a-b.tape.jsonl', 'x']);
+    expect(answers(await tapeEvents(join(tapes, 'a-b.tape.jsonl')))).toEqual(['Hi there.']);
+    expect(answers(await tapeEvents(join(tapes, 'a-b-c8687a.tape.jsonl')))).toEqual(['Sunny.']);
+    expect(answers(await tapeEvents(join(tapes, 'a-b-6783a3.tape.jsonl')))).toEqual(['Goodbye.']);
+    expect(await readdir(join(tapes, 'x'))).toEqual(['y.z_1.tape.jsonl']);
+    // Each replays its own tape.
+    const before = mock.requestCount();
+    for (const [name, question] of Object.entries(names)) await withTape(name, async ({ fetch }) => ask(client(fetch), question), { dir: tapes });
     expect(mock.requestCount()).toBe(before);
   });
 
