@@ -6,9 +6,9 @@
  * two files at once, one store shared by two sessions of a process, assertReproduced's messages,
  * withTape, and the conveniences returning the user's own OpenAI class.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,11 +18,12 @@ import { InvalidOptionError, ReplayDivergedError } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
 import { recordOpenAI, replayOpenAI } from '../src/library/record-openai.js';
 import { record, replay } from '../src/library/record-replay.js';
-import { recordingDir } from '../src/library/tape-target.js';
+import { recordingDir } from '../src/library/file-target.js';
 import { withTape } from '../src/library/with-tape.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { startAimock, type Aimock } from './support/aimock.js';
+import { runCli } from './support/cli.js';
 
 const API_KEY = 'sk-modes-test-0123456789abcdef';
 const FIXTURES = [
@@ -235,10 +236,25 @@ describe('withTape', () => {
     const tapes = join(dir, `with-${n++}`);
     const run = (): Promise<string | null | undefined> => withTape('checkout/flow one', async ({ fetch }) => ask(client(fetch), 'hello'), { dir: tapes });
     expect(await run()).toBe('Hi there.');
-    const file = join(tapes, 'checkout', 'flow-one.tape.jsonl');
+    const file = join(tapes, 'checkout', 'flow-one-55724b.tape.jsonl');
     expect(answers(await tapeEvents(file))).toEqual(['Hi there.']);
     const before = mock.requestCount();
     expect(await run()).toBe('Hi there.');
+    expect(mock.requestCount()).toBe(before);
+  });
+
+  it('never gives two names one tape: a clean name is the path, one with characters replaced gets a hash of itself', async () => {
+    const tapes = join(dir, `with-${n++}`);
+    const names = { 'a-b': 'hello', 'a b': 'weather', 'a:b': 'bye', 'x/y.z_1': 'hello' };
+    for (const [name, question] of Object.entries(names)) await withTape(name, async ({ fetch }) => ask(client(fetch), question), { dir: tapes });
+    expect((await readdir(tapes)).sort()).toEqual(['a-b-6783a3.tape.jsonl', 'a-b-c8687a.tape.jsonl', 'a-b.tape.jsonl', 'x']);
+    expect(answers(await tapeEvents(join(tapes, 'a-b.tape.jsonl')))).toEqual(['Hi there.']);
+    expect(answers(await tapeEvents(join(tapes, 'a-b-c8687a.tape.jsonl')))).toEqual(['Sunny.']);
+    expect(answers(await tapeEvents(join(tapes, 'a-b-6783a3.tape.jsonl')))).toEqual(['Goodbye.']);
+    expect(await readdir(join(tapes, 'x'))).toEqual(['y.z_1.tape.jsonl']);
+    // Each replays its own tape.
+    const before = mock.requestCount();
+    for (const [name, question] of Object.entries(names)) await withTape(name, async ({ fetch }) => ask(client(fetch), question), { dir: tapes });
     expect(mock.requestCount()).toBe(before);
   });
 
@@ -303,6 +319,113 @@ describe('one store, two sessions of a process', () => {
   });
 });
 
+/** What `fn` wrote on standard error (agentctl's warnings). */
+async function stderrOf(fn: () => Promise<void>): Promise<string> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((text) => {
+    written.push(String(text));
+    return true;
+  });
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.join('');
+}
+
+describe('tape file paths a recording cannot use', () => {
+  it('a path under a file is refused when the session opens, before anything is recorded', async () => {
+    const base = join(dir, `under-${n++}`);
+    await mkdir(base);
+    const file = join(base, 'agent.mjs');
+    await writeFile(file, 'console.log(1);\n');
+    const tape = join(file, 'x.tape.jsonl');
+    const thrown = await record({ tape }).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(InvalidOptionError);
+    expect((thrown as Error).message).toBe(`cannot write ${tape}: a part of the path is not a directory`);
+    expect(await readdir(base)).toEqual(['agent.mjs']);
+  });
+
+  it('agentctl run --record onto a path under a file: one line, exit 2, the command never runs', async () => {
+    const base = join(dir, `under-cli-${n++}`);
+    await mkdir(base);
+    const file = join(base, 'agent.mjs');
+    await writeFile(file, 'console.log(1);\n');
+    const result = await runCli(['run', '--record', join(file, 'x.tape.jsonl'), '--', process.execPath, '-e', 'console.log("ran")']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr.trim().split('\n')[0]).toBe(`agentctl: cannot write ${join(file, 'x.tape.jsonl')}: a part of the path is not a directory`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).not.toContain('ran');
+  });
+
+  it('a directory or a FIFO at the tape path is refused when the session opens, as replay refuses to read it', async () => {
+    const base = join(dir, `kinds-${n++}`);
+    await mkdir(join(base, 'dir.tape.jsonl'), { recursive: true });
+    execFileSync('mkfifo', [join(base, 'fifo.tape.jsonl')]);
+    for (const [name, kind] of [['dir.tape.jsonl', 'it is a directory'], ['fifo.tape.jsonl', 'it is a FIFO, not a regular file']] as const) {
+      const tape = join(base, name);
+      const thrown = await record({ tape }).catch((e: unknown) => e);
+      expect(thrown, name).toBeInstanceOf(InvalidOptionError);
+      expect((thrown as Error).message).toBe(`cannot write ${tape}: ${kind}`);
+      // The modes that read the tape first refuse it as replay does.
+      for (const mode of ['replay', 'new-episodes', 'replay-or-record'] as const) {
+        await expect(record({ tape, mode }), `${name} ${mode}`).rejects.toBeInstanceOf(InvalidOptionError);
+      }
+      expect(existsSync(recordingDir(tape)), name).toBe(false);
+    }
+  });
+
+  it('an export that fails at finish names the directory keeping the run and how to recover it; the next recording warns about it', async () => {
+    const tape = newTape();
+    const hidden = recordingDir(tape);
+    const rec = await recordOpenAI(client(), { tape });
+    await ask(rec, 'hello');
+    await mkdir(tape);
+    const thrown = await rec.finish().catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(InvalidOptionError);
+    const runId = rec.runId as string;
+    expect((thrown as Error).message).toBe(`cannot write ${tape}: it is a directory; the recording is kept in ${hidden}`);
+    expect((thrown as InvalidOptionError).hint).toBe(`recover it with agentctl export --store ${hidden} ${runId} -o ${tape}, then remove the directory`);
+
+    // The run left there is complete, and the next recording (the tape released by the failure) still warns about it.
+    await rm(tape, { recursive: true });
+    const warning = await stderrOf(async () => {
+      const again = await recordOpenAI(client(), { tape });
+      await ask(again, 'weather');
+      await again.finish();
+    });
+    expect(warning).toContain(`agentctl: warning: ${hidden} holds a recording of ${tape} never written to it`);
+    expect(answers(await tapeEvents(tape))).toEqual(['Sunny.']);
+    const kept = await TapeStore.open(hidden);
+    try {
+      const runs: { id: string; status: string }[] = [];
+      for await (const meta of kept.listRuns()) runs.push({ id: meta.id, status: meta.status });
+      expect(runs).toEqual([{ id: runId, status: 'complete' }]);
+    } finally {
+      await kept.close();
+    }
+  });
+});
+
+describe('one tape file, two sessions of a process', () => {
+  it('the second recording is refused while the first is open, and allowed once it finished', async () => {
+    const tape = newTape();
+    const first = await recordOpenAI(client(), { tape });
+    for (const mode of ['record', 'new-episodes', 'replay-or-record'] as const) {
+      const thrown = await record({ tape, mode }).catch((e: unknown) => e);
+      expect(thrown, mode).toBeInstanceOf(InvalidOptionError);
+      expect((thrown as Error).message).toBe(`tape: ${tape} is being recorded by another session of this process`);
+    }
+    await ask(first, 'hello');
+    await first.finish();
+    const second = await recordOpenAI(client(), { tape });
+    await ask(second, 'weather');
+    await second.finish();
+    expect(answers(await tapeEvents(tape))).toEqual(['Sunny.']);
+  });
+});
+
 /** `script` (an ES module using the built agentctl as `agentctl`) in a child process. */
 function child(script: string): ChildProcessWithoutNullStreams {
   const index = JSON.stringify(pathToFileURL(join(process.cwd(), 'dist', 'index.js')).href);
@@ -364,8 +487,16 @@ describe('tape files across processes', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(warnings.join('')).toContain(`agentctl: warning: ${hidden} holds a recording of ${tape} that did not finish (its process died): kept there`);
+    const warning = warnings.join('');
+    expect(warning).toContain(`agentctl: warning: ${hidden} holds a recording of ${tape} never written to it (its process died, or writing the file failed): kept there`);
     expect(answers(await tapeEvents(tape))).toEqual(['Hi there.']);
+    // The command the warning gives recovers the dead recording.
+    const recover = /recover one with agentctl (export --store \S+ <run> -o \S+),/.exec(warning)?.[1];
+    expect(recover).toBe(`export --store ${hidden} <run> -o ${tape}`);
+    const recovered = join(dir, `recovered-${n++}.tape.jsonl`);
+    const exported = await runCli(['export', '--store', hidden, runId, '-o', recovered]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(answers(await tapeEvents(recovered))).toEqual(['Hi there.', 'Sunny.', 'Goodbye.']);
     // The dead recording is still there, and only it.
     const kept = await TapeStore.open(hidden);
     try {

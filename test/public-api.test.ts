@@ -20,6 +20,7 @@ const DOC = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
 interface ExportTarget {
   types: string;
   import: string;
+  default?: string;
 }
 interface PackageJson {
   exports: Record<string, ExportTarget | string>;
@@ -214,6 +215,18 @@ describe('the package', () => {
     expect(paths).toEqual(expect.arrayContaining([...named, 'bin/agentctl.js', 'package.json']));
     expect(paths.filter((p) => /^(src|test)\//.test(p))).toEqual([]);
   }, 120_000);
+
+  it('can be required from CommonJS (Node 20.19+ and 22.12+ require() an ES module): every entry, the values import gives', () => {
+    for (const { specifier, target } of ENTRIES) expect(target.default, `${specifier}: a "default" condition beside "import"`).toBe(target.import);
+    const script = `const out = {};
+for (const s of ${JSON.stringify(ENTRIES.map((e) => e.specifier))}) out[s] = Object.keys(require(s)).sort();
+console.log(JSON.stringify(out));`;
+    writeFileSync(join(dir, 'required.cjs'), script);
+    // A top-level await anywhere in an entry's graph would make require() throw ERR_REQUIRE_ASYNC_MODULE.
+    const result = spawnSync(process.execPath, [join(dir, 'required.cjs')], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(runtime);
+  });
 
   it('takes openai 6 and 7 as its peer; optional only when nothing in dist/ imports openai at run time', async () => {
     expect(PACKAGE.peerDependencies?.['openai']).toBe('^6.0.0 || ^7.0.0');

@@ -6,7 +6,8 @@
  *     …
  *   }));
  *
- * The tape is `<dir>/<name>.tape.jsonl` (dir 'tapes', relative to the working directory). The mode
+ * The tape is `<dir>/<name>.tape.jsonl` (dir 'tapes', relative to the working directory; a name that
+ * is no clean path gets a short hash of itself appended, see tapeName). The mode
  * is 'replay-or-record' unless asked otherwise (`AGENTCTL_MODE` wins): the first run records the
  * tape, every run after replays it offline and strictly. After `fn`, the session is finished and, when
  * it replayed, must have reproduced the tape: otherwise ReplayDivergedError (exit 7) names the tape
@@ -14,7 +15,8 @@
  * is thrown (the error `fn` threw is its `cause`): it is why `fn` failed. A recording `fn` throws in is
  * still written, its run ended ERROR with the error's message, and the error is thrown on.
  */
-import { isAbsolute, join, normalize } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, posix } from 'node:path';
 import { InvalidOptionError } from '../core/errors.js';
 import { notReproduced } from './reproduced.js';
 import type { TapeOptions, TapeSession } from './tape-options.js';
@@ -51,12 +53,15 @@ export async function withTape<T>(name: string, fn: (session: TapeSession) => T 
 
 /**
  * A test's name as a path under the tapes directory: each `/`-separated part with every character
- * but letters, digits, `.`, `_` and `-` made `-`; no empty, `.` or `..` part, nothing absolute.
+ * but letters, digits, `.`, `_` and `-` made `-`; no empty, `.` or `..` part, nothing absolute. Two
+ * names must never share a tape (a test would replay another's): a name that is such a path already
+ * is kept as it is, and one that had to change gets `-` and the first 6 hex digits of its SHA-256
+ * appended, so `a b`, `a:b` and `a-b` are three tapes (`a-b-<hash>`, `a-b-<hash>`, `a-b`).
  */
 export function tapeName(name: string): string {
   const parts = name.split('/').map((part) => part.trim().replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, ''));
   const kept = parts.filter((part) => part !== '' && part !== '.' && part !== '..');
-  const path = normalize(kept.join('/'));
-  if (kept.length === 0 || isAbsolute(path)) throw new InvalidOptionError(`withTape: ${JSON.stringify(name)} is no tape name`, { hint: 'name it with letters or digits, e.g. the test\'s name' });
-  return path;
+  const path = posix.normalize(kept.join('/'));
+  if (kept.length === 0 || posix.isAbsolute(path)) throw new InvalidOptionError(`withTape: ${JSON.stringify(name)} is no tape name`, { hint: 'name it with letters or digits, e.g. the test\'s name' });
+  return path === name ? path : `${path}-${createHash('sha256').update(name).digest('hex').slice(0, 6)}`;
 }
