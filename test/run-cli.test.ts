@@ -7,6 +7,7 @@
  * command and leaves no process behind.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ let dir: string;
 let store: string;
 let agent: string;
 let plain: string;
+let calls: string;
 let tape: string;
 
 /** A Node agent on the real openai SDK: a plain call with the question in argv[2], then a streamed one (a third with AGENT_EXTRA). */
@@ -68,6 +70,23 @@ console.log('anthropic: ' + await post(process.env.ANTHROPIC_BASE_URL + '/v1/mod
   { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01' }, { model: 'claude-test', messages: [{ role: 'user', content: 'count me' }] })));
 `;
 
+/** CALLS (default 1) chat calls over node:http, each status printed; with WAIT, then its pid, and it waits to be killed. */
+const CALLS = `
+import { request } from 'node:http';
+const post = (content) => new Promise((resolve, reject) => {
+  const req = request(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+    res.resume().on('end', () => resolve(res.statusCode));
+  });
+  req.on('error', reject);
+  req.end(JSON.stringify({ model: 'mock-model', messages: [{ role: 'user', content }] }));
+});
+for (let i = 0; i < Number(process.env.CALLS ?? 1); i++) console.log('status ' + await post('call ' + i));
+if (process.env.WAIT) {
+  console.log('pid ' + process.pid);
+  setInterval(() => {}, 1000);
+}
+`;
+
 const run = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> =>
   runCli(['--store', store, 'run', ...args], { env: { ...BASE_ENV, ...env }, timeoutMs: 30_000 });
 
@@ -82,6 +101,8 @@ beforeAll(async () => {
   const openai = pathToFileURL(createRequire(import.meta.url).resolve('openai')).href;
   await writeFile(agent, AGENT(openai));
   await writeFile(plain, PLAIN);
+  calls = join(dir, 'calls.mjs');
+  await writeFile(calls, CALLS);
 });
 
 afterAll(async () => {
@@ -101,6 +122,9 @@ describe('agentctl run', () => {
     } finally {
       await llm.close();
     }
+    // Recorded beside the file (docs/run.md), the hidden directory removed once the tape is written; nothing in --store.
+    expect(existsSync(join(dir, 'tapes', '.agent.tape.jsonl.recording'))).toBe(false);
+    expect(existsSync(store)).toBe(false);
     const text = await readFile(tape, 'utf8');
     expect(text).toContain('It is 4.');
     expect(text).not.toContain(OPENAI_KEY);
@@ -209,6 +233,45 @@ setInterval(() => {}, 1000);
     expect(stdout).toContain('child got SIGINT');
     expect(lastLine(stderr)).toContain('recorded 0 model calls onto run');
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+  });
+
+  it('SIGKILL while recording a tape file: the calls so far stay in .<file>.recording beside it, the tape not written, and the next recording warns', async () => {
+    const file = join(dir, 'tapes', 'killed.tape.jsonl');
+    const hidden = join(dir, 'tapes', '.killed.tape.jsonl.recording');
+    const llm = await startMockLlm([{ content: 'before the kill' }, { content: 'again' }]);
+    try {
+      const child = spawn(process.execPath, [BIN, '--store', store, 'run', '--record', file, '--', process.execPath, calls], {
+        env: { ...process.env, ...Object.fromEntries(Object.keys(BASE_ENV).map((k) => [k, ''])), OPENAI_BASE_URL: llm.baseURL, WAIT: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      const pid = await new Promise<number>((resolve) => {
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          stdout += d;
+          const match = /pid (\d+)/.exec(stdout);
+          if (match !== null) resolve(Number(match[1]));
+        });
+      });
+      // 'exit', not 'close': the command, left running, still holds the pipes.
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+      process.kill(pid, 'SIGKILL');
+      expect(stdout).toContain('status 200');
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(hidden)).toBe(true);
+      const ls = await runCli(['--store', hidden, 'ls', '--json'], { env: BASE_ENV });
+      expect(ls.stdout).toContain('"status":"incomplete"');
+
+      const again = await run(['--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: llm.baseURL });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(hidden);
+      expect(again.stderr).toContain('did not finish');
+      expect(existsSync(file)).toBe(true);
+      expect(existsSync(hidden)).toBe(true);
+    } finally {
+      await llm.close();
+    }
   });
 
   describe('bad input', () => {
