@@ -235,6 +235,16 @@ setInterval(() => {}, 1000);
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   });
 
+  it('an upstream that does not answer: the command gets a 502, the summary names the upstream, the exit code is the command\'s', async () => {
+    const file = join(dir, 'tapes', 'down.tape.jsonl');
+    const result = await run(['--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('status 502\n');
+    expect(lastLine(result.stderr)).toBe(`agentctl run: recorded 1 model call onto ${file}, 1 with no reply from upstream (http://127.0.0.1:9/v1 unreachable); the command exited 0`);
+    const json = await run(['--json', '--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(JSON.parse(lastLine(json.stderr))).toMatchObject({ upstreamFailures: 1, commandExit: 0, exitCode: 0 });
+  });
+
   it('SIGKILL while recording a tape file: the calls so far stay in .<file>.recording beside it, the tape not written, and the next recording warns', async () => {
     const file = join(dir, 'tapes', 'killed.tape.jsonl');
     const hidden = join(dir, 'tapes', '.killed.tape.jsonl.recording');

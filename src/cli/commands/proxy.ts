@@ -19,6 +19,7 @@ import { parseUpstream } from '../../proxy/forward.js';
 import { TAPE_MODES, type TapeMode } from '../../core/tape-modes.js';
 import { openMode, tapeExists, type ProxyMode, type ProxySummary } from '../../proxy/modes.js';
 import { ProxyServer } from '../../proxy/server.js';
+import { shownUrl } from '../../proxy/upstream-failures.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import { TAPE_LIMITS } from '../../tape/tape-limits.js';
 import { lowerHelperThreads } from '../helper-threads.js';
@@ -286,10 +287,6 @@ function summaryText(s: ProxySummary, failed: number, strict: boolean): string {
   }
   if (failed > 0) parts.push(`${count(failed, 'request')} got no reply from upstream`);
   return parts.join(', ');
-}
-
-function shownUrl(url: URL): string {
-  return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
 }
 
 function isLoopback(host: string): boolean {

@@ -22,8 +22,14 @@ export function runExitCode(summary: ProxySummary, exit: ChildExit, commandExit:
   return commandExit;
 }
 
+/** Requests the proxy answered with a 502 because their upstream gave no reply, and those upstreams. */
+export interface UpstreamFailures {
+  count: number;
+  upstreams: readonly string[];
+}
+
 /** The summary line (without the `agentctl run: ` prefix). */
-export function runSummaryLine(s: ProxySummary, tape: string, commandExit: number): string {
+export function runSummaryLine(s: ProxySummary, tape: string, commandExit: number, failures: UpstreamFailures): string {
   const onto = s.file ?? `run ${s.runId ?? ''}`;
   const parts: string[] = [];
   switch (s.mode) {
@@ -44,6 +50,10 @@ export function runSummaryLine(s: ProxySummary, tape: string, commandExit: numbe
     case 'passthrough':
       parts.push(`forwarded ${count(s.requests, 'request')}, recorded nothing`);
       break;
+  }
+  if (failures.count > 0) {
+    const where = failures.upstreams.length === 0 ? '' : ` (${failures.upstreams.join(', ')} unreachable)`;
+    parts.push(`${failures.count} with no reply from upstream${where}`);
   }
   return `${parts.join(', ')}; the command exited ${commandExit}`;
 }

@@ -17,6 +17,7 @@ import { parseUpstream } from '../../proxy/forward.js';
 import { openMode, type ProxyMode } from '../../proxy/modes.js';
 import type { Upstream } from '../../proxy/routes.js';
 import { ProxyServer } from '../../proxy/server.js';
+import { watchUpstreams } from '../../proxy/upstream-failures.js';
 import { findCommand, runChild, shellExitCode, type ChildExit } from '../child-command.js';
 import { lowerHelperThreads } from '../helper-threads.js';
 import { note, type GlobalOptions } from '../io.js';
@@ -79,7 +80,8 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
     throw error;
   }
   if (mode.runId !== null) lowerHelperThreads();
-  server.serve(mode);
+  const watched = watchUpstreams(mode, [plan.openai, plan.anthropic]);
+  server.serve(watched.handler);
   let exit: ChildExit;
   try {
     exit = await runChild(command, commandEnv(process.env, self, mode.mode === 'replay'));
@@ -94,7 +96,10 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   const commandExit = shellExitCode(exit);
   const exitCode = runExitCode(summary, exit, commandExit);
   if (options.json) note(printableJson({ ...summary, tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
-  else if (!options.quiet || exitCode !== commandExit) note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, commandExit))}`);
+  else if (!options.quiet || exitCode !== commandExit) {
+    const failures = { count: server.failed, upstreams: watched.unreachable() };
+    note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, commandExit, failures))}`);
+  }
   process.exitCode = exitCode;
 }
 
