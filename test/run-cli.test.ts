@@ -32,7 +32,7 @@ let plain: string;
 let calls: string;
 let tape: string;
 
-/** A Node agent on the real openai SDK: a plain call with the question in argv[2], then a streamed one (a third with AGENT_EXTRA). */
+/** A Node agent on the real openai SDK: a plain call with the question in argv[2], then a streamed one (not with AGENT_ONE; a third with AGENT_EXTRA). */
 const AGENT = (openai: string): string => `
 import OpenAI from ${JSON.stringify(openai)};
 const client = new OpenAI({ maxRetries: 0 });
@@ -44,7 +44,7 @@ const ask = async (content, stream) => {
 };
 try {
   console.log('answer: ' + await ask(process.argv[2] ?? 'what is 2+2?', false));
-  console.log('streamed: ' + await ask('count to three', true));
+  if (!process.env.AGENT_ONE) console.log('streamed: ' + await ask('count to three', true));
   if (process.env.AGENT_EXTRA) console.log('extra: ' + await ask('one more', false));
 } catch (error) {
   console.error('agent failed: ' + error.message);
@@ -148,9 +148,17 @@ describe('agentctl run', () => {
     const result = await run(['--replay', tape, '--', process.execPath, agent, 'what is 3+3?']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toContain('agent failed: 400');
-    const summary = lastLine(result.stderr);
-    expect(summary).toContain(`served 0 of 2 recorded calls from ${tape}, 1 divergence (first: request 0 differs from recorded call 0 at messages[0].content: recorded "what is 2+2?", replayed "what is 3+3?")`);
-    expect(summary).toContain('1 request refused, 2 recorded calls never asked for; the command exited 1');
+    expect(lastLine(result.stderr)).toBe(
+      `agentctl run: diverged: request 0 differs from recorded call 0 at messages[0].content: recorded "what is 2+2?", replayed "what is 3+3?" (served 0 of 2 from ${tape}); ` +
+        '1 divergence, 1 request refused, 2 recorded calls never asked for; the command exited 1',
+    );
+  });
+
+  it('exits 7 when the command makes fewer calls than the tape has, the summary saying it diverged and why', async () => {
+    const result = await run(['--replay', tape, '--', process.execPath, agent], { AGENT_ONE: '1' });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toBe('answer: It is 4.\n');
+    expect(lastLine(result.stderr)).toBe(`agentctl run: diverged: 1 recorded call never asked for (served 1 of 2 from ${tape}); the command exited 0`);
   });
 
   it('exits 8 when the command asks for more than the tape has', async () => {

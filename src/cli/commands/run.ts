@@ -98,7 +98,7 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   if (options.json) note(printableJson({ ...summary, tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
   else if (!options.quiet || exitCode !== commandExit) {
     const failures = { count: server.failed, upstreams: watched.unreachable() };
-    note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, commandExit, failures))}`);
+    note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, { commandExit, exitCode }, failures))}`);
   }
   process.exitCode = exitCode;
 }
