@@ -309,6 +309,33 @@ setInterval(() => {}, 1000);
       expect(result.stderr).toMatch(message);
     });
 
+    it('a command that is there but not executable: permission denied, exit 126, as a shell says', async () => {
+      const script = join(dir, 'not-executable.sh');
+      await writeFile(script, 'echo never\n', { mode: 0o644 });
+      const result = await run(['--record', 'x', '--', script]);
+      expect(result.code, result.stderr).toBe(126);
+      expect(result.stderr).toBe(`agentctl: ${script}: permission denied\n`);
+      const onPath = await run(['--record', 'x', '--', 'not-executable.sh'], { PATH: `${dir}:${process.env['PATH'] ?? ''}` });
+      expect(onPath.code, onPath.stderr).toBe(126);
+      expect(onPath.stderr).toBe('agentctl: not-executable.sh: permission denied\n');
+    });
+
+    it('--json: an error before the command runs is the one agentctl: line of every command, no JSON', async () => {
+      const missing = await run(['--json', '--record', 'x', '--', 'agentctl-no-such-command-here']);
+      expect(missing.code).toBe(127);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toBe('agentctl: agentctl-no-such-command-here: command not found\n');
+      const usage = await run(['--json', '--record', 'x']);
+      expect(usage.code).toBe(2);
+      expect(usage.stdout).toBe('');
+      expect(usage.stderr).toMatch(/^agentctl: no command to run: give it after --\nhint: /);
+    });
+
+    it('$AGENTCTL_MODE is read only with --tape and no --mode: --replay says the mode itself', async () => {
+      const result = await run(['--replay', 'never-recorded', '--', process.execPath, agent], { AGENTCTL_MODE: 'sometimes' });
+      expect(result.code, result.stderr).toBe(10);
+    });
+
     it('AGENTCTL_MODE that is not a mode is refused, naming it', async () => {
       const result = await run(['--tape', 'y', '--', 'node'], { AGENTCTL_MODE: 'sometimes' });
       expect(result.code).toBe(2);
