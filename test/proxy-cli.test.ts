@@ -255,6 +255,13 @@ describe('agentctl proxy', () => {
     const replayed = await postChat(again.url, 'hello once');
     expect((replayed.body as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('Recorded once.');
     expect(JSON.parse((await again.stop()).stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'replay', served: 1, unused: 0 });
+
+    // A tape there is needs no upstream: it replays.
+    const offline = await startProxy(['--mode', 'replay-or-record', '--replay', 'once']);
+    expect(((await postChat(offline.url, 'hello once')).body as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('Recorded once.');
+    const stoppedOffline = await offline.stop();
+    expect(stoppedOffline.code, stoppedOffline.stderr).toBe(0);
+    expect(JSON.parse(stoppedOffline.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ mode: 'replay', served: 1, unused: 0 });
   });
 
   it('records onto a tape file, written whole when it stops, that replays', async () => {
@@ -386,7 +393,7 @@ describe('agentctl proxy', () => {
       [['--mode', 'new-episodes', '--replay', 'rec', '--upstream', 'http://127.0.0.1:9/v1', '--no-strict'], /do not go with new-episodes/],
       [['--mode', 'new-episodes', '--record', 'x', '--upstream', 'http://127.0.0.1:9/v1'], /--record does not go with new-episodes/],
       [['--mode', 'replay-or-record', '--upstream', 'http://127.0.0.1:9/v1'], /replay-or-record mode needs a tape/],
-      [['--mode', 'replay-or-record', '--replay', 'rec'], /replay-or-record mode needs --upstream/],
+      [['--mode', 'replay-or-record', '--replay', 'never-recorded'], /replay-or-record mode needs --upstream/],
       [['--mode', 'once'], /--mode|argument 'once' is invalid/],
       [['--record', 'x', '--replay', 'rec'], /--record and --replay do not go together/],
       [['--replay', 'rec', '--port', 'eighty'], /--port must be a port number/],

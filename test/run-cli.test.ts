@@ -7,6 +7,7 @@
  * command and leaves no process behind.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -28,9 +29,10 @@ let dir: string;
 let store: string;
 let agent: string;
 let plain: string;
+let calls: string;
 let tape: string;
 
-/** A Node agent on the real openai SDK: a plain call with the question in argv[2], then a streamed one (a third with AGENT_EXTRA). */
+/** A Node agent on the real openai SDK: a plain call with the question in argv[2], then a streamed one (not with AGENT_ONE; a third with AGENT_EXTRA). */
 const AGENT = (openai: string): string => `
 import OpenAI from ${JSON.stringify(openai)};
 const client = new OpenAI({ maxRetries: 0 });
@@ -42,7 +44,7 @@ const ask = async (content, stream) => {
 };
 try {
   console.log('answer: ' + await ask(process.argv[2] ?? 'what is 2+2?', false));
-  console.log('streamed: ' + await ask('count to three', true));
+  if (!process.env.AGENT_ONE) console.log('streamed: ' + await ask('count to three', true));
   if (process.env.AGENT_EXTRA) console.log('extra: ' + await ask('one more', false));
 } catch (error) {
   console.error('agent failed: ' + error.message);
@@ -68,6 +70,23 @@ console.log('anthropic: ' + await post(process.env.ANTHROPIC_BASE_URL + '/v1/mod
   { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01' }, { model: 'claude-test', messages: [{ role: 'user', content: 'count me' }] })));
 `;
 
+/** CALLS (default 1) chat calls over node:http, each status printed; with WAIT, then its pid, and it waits to be killed. */
+const CALLS = `
+import { request } from 'node:http';
+const post = (content) => new Promise((resolve, reject) => {
+  const req = request(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+    res.resume().on('end', () => resolve(res.statusCode));
+  });
+  req.on('error', reject);
+  req.end(JSON.stringify({ model: 'mock-model', messages: [{ role: 'user', content }] }));
+});
+for (let i = 0; i < Number(process.env.CALLS ?? 1); i++) console.log('status ' + await post('call ' + i));
+if (process.env.WAIT) {
+  console.log('pid ' + process.pid);
+  setInterval(() => {}, 1000);
+}
+`;
+
 const run = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> =>
   runCli(['--store', store, 'run', ...args], { env: { ...BASE_ENV, ...env }, timeoutMs: 30_000 });
 
@@ -82,6 +101,8 @@ beforeAll(async () => {
   const openai = pathToFileURL(createRequire(import.meta.url).resolve('openai')).href;
   await writeFile(agent, AGENT(openai));
   await writeFile(plain, PLAIN);
+  calls = join(dir, 'calls.mjs');
+  await writeFile(calls, CALLS);
 });
 
 afterAll(async () => {
@@ -101,6 +122,9 @@ describe('agentctl run', () => {
     } finally {
       await llm.close();
     }
+    // Recorded beside the file (docs/run.md), the hidden directory removed once the tape is written; nothing in --store.
+    expect(existsSync(join(dir, 'tapes', '.agent.tape.jsonl.recording'))).toBe(false);
+    expect(existsSync(store)).toBe(false);
     const text = await readFile(tape, 'utf8');
     expect(text).toContain('It is 4.');
     expect(text).not.toContain(OPENAI_KEY);
@@ -124,9 +148,17 @@ describe('agentctl run', () => {
     const result = await run(['--replay', tape, '--', process.execPath, agent, 'what is 3+3?']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toContain('agent failed: 400');
-    const summary = lastLine(result.stderr);
-    expect(summary).toContain(`served 0 of 2 recorded calls from ${tape}, 1 divergence (first: request 0 differs from recorded call 0 at messages[0].content: recorded "what is 2+2?", replayed "what is 3+3?")`);
-    expect(summary).toContain('1 request refused, 2 recorded calls never asked for; the command exited 1');
+    expect(lastLine(result.stderr)).toBe(
+      `agentctl run: diverged: request 0 differs from recorded call 0 at messages[0].content: recorded "what is 2+2?", replayed "what is 3+3?" (served 0 of 2 from ${tape}); ` +
+        '1 divergence, 1 request refused, 2 recorded calls never asked for; the command exited 1',
+    );
+  });
+
+  it('exits 7 when the command makes fewer calls than the tape has, the summary saying it diverged and why', async () => {
+    const result = await run(['--replay', tape, '--', process.execPath, agent], { AGENT_ONE: '1' });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toBe('answer: It is 4.\n');
+    expect(lastLine(result.stderr)).toBe(`agentctl run: diverged: 1 recorded call never asked for (served 1 of 2 from ${tape}); the command exited 0`);
   });
 
   it('exits 8 when the command asks for more than the tape has', async () => {
@@ -211,6 +243,55 @@ setInterval(() => {}, 1000);
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   });
 
+  it('an upstream that does not answer: the command gets a 502, the summary names the upstream, the exit code is the command\'s', async () => {
+    const file = join(dir, 'tapes', 'down.tape.jsonl');
+    const result = await run(['--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('status 502\n');
+    expect(lastLine(result.stderr)).toBe(`agentctl run: recorded 1 model call onto ${file}, 1 with no reply from upstream (http://127.0.0.1:9/v1 unreachable); the command exited 0`);
+    const json = await run(['--json', '--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(JSON.parse(lastLine(json.stderr))).toMatchObject({ upstreamFailures: 1, commandExit: 0, exitCode: 0 });
+  });
+
+  it('SIGKILL while recording a tape file: the calls so far stay in .<file>.recording beside it, the tape not written, and the next recording warns', async () => {
+    const file = join(dir, 'tapes', 'killed.tape.jsonl');
+    const hidden = join(dir, 'tapes', '.killed.tape.jsonl.recording');
+    const llm = await startMockLlm([{ content: 'before the kill' }, { content: 'again' }]);
+    try {
+      const child = spawn(process.execPath, [BIN, '--store', store, 'run', '--record', file, '--', process.execPath, calls], {
+        env: { ...process.env, ...Object.fromEntries(Object.keys(BASE_ENV).map((k) => [k, ''])), OPENAI_BASE_URL: llm.baseURL, WAIT: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      const pid = await new Promise<number>((resolve) => {
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          stdout += d;
+          const match = /pid (\d+)/.exec(stdout);
+          if (match !== null) resolve(Number(match[1]));
+        });
+      });
+      // 'exit', not 'close': the command, left running, still holds the pipes.
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+      process.kill(pid, 'SIGKILL');
+      expect(stdout).toContain('status 200');
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(hidden)).toBe(true);
+      const ls = await runCli(['--store', hidden, 'ls', '--json'], { env: BASE_ENV });
+      expect(ls.stdout).toContain('"status":"incomplete"');
+
+      const again = await run(['--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: llm.baseURL });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(hidden);
+      expect(again.stderr).toContain('did not finish');
+      expect(existsSync(file)).toBe(true);
+      expect(existsSync(hidden)).toBe(true);
+    } finally {
+      await llm.close();
+    }
+  });
+
   describe('bad input', () => {
     it.each([
       [['--record', 'x'], 2, /^agentctl: no command to run: give it after --$/m],
@@ -226,6 +307,33 @@ setInterval(() => {}, 1000);
       const result = await run(args);
       expect(result.code, result.stderr).toBe(code);
       expect(result.stderr).toMatch(message);
+    });
+
+    it('a command that is there but not executable: permission denied, exit 126, as a shell says', async () => {
+      const script = join(dir, 'not-executable.sh');
+      await writeFile(script, 'echo never\n', { mode: 0o644 });
+      const result = await run(['--record', 'x', '--', script]);
+      expect(result.code, result.stderr).toBe(126);
+      expect(result.stderr).toBe(`agentctl: ${script}: permission denied\n`);
+      const onPath = await run(['--record', 'x', '--', 'not-executable.sh'], { PATH: `${dir}:${process.env['PATH'] ?? ''}` });
+      expect(onPath.code, onPath.stderr).toBe(126);
+      expect(onPath.stderr).toBe('agentctl: not-executable.sh: permission denied\n');
+    });
+
+    it('--json: an error before the command runs is the one agentctl: line of every command, no JSON', async () => {
+      const missing = await run(['--json', '--record', 'x', '--', 'agentctl-no-such-command-here']);
+      expect(missing.code).toBe(127);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toBe('agentctl: agentctl-no-such-command-here: command not found\n');
+      const usage = await run(['--json', '--record', 'x']);
+      expect(usage.code).toBe(2);
+      expect(usage.stdout).toBe('');
+      expect(usage.stderr).toMatch(/^agentctl: no command to run: give it after --\nhint: /);
+    });
+
+    it('$AGENTCTL_MODE is read only with --tape and no --mode: --replay says the mode itself', async () => {
+      const result = await run(['--replay', 'never-recorded', '--', process.execPath, agent], { AGENTCTL_MODE: 'sometimes' });
+      expect(result.code, result.stderr).toBe(10);
     });
 
     it('AGENTCTL_MODE that is not a mode is refused, naming it', async () => {

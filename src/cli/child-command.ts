@@ -1,6 +1,6 @@
 /**
  * The command `agentctl run` runs: found on PATH as a shell finds it (so a missing one is a line
- * and exit 127 before anything is opened or recorded), run with standard input, output and error
+ * and exit 127, one that is not executable 126, before anything is opened or recorded), run with standard input, output and error
  * its own (inherited), with SIGINT and SIGTERM passed on to it — agentctl waits for it to end,
  * whatever it does with them.
  */
@@ -15,20 +15,38 @@ export interface ChildExit {
   signal: NodeJS.Signals | null;
 }
 
-/** Whether `name` is a command this environment can run: a path to an executable file, or one on its PATH. */
-export function findCommand(name: string, env: NodeJS.ProcessEnv): boolean {
-  if (name === '') return false;
-  if (name.includes('/')) return isExecutable(name);
-  return (env['PATH'] ?? '').split(delimiter).some((dir) => isExecutable(join(dir === '' ? '.' : dir, name)));
+/** A shell's codes for a command it found but cannot execute, and for one it did not find. */
+export const DENIED_EXIT_CODE = 126;
+export const NOT_FOUND_EXIT_CODE = 127;
+
+/**
+ * Why a command cannot be run, as a shell says it, or undefined when it can: `name` is a path to an
+ * executable file, or one on PATH. A file there that is not executable is "permission denied"
+ * (exit 126) — on PATH only when no directory has an executable one, as bash finds it; nothing
+ * there at all is "command not found" (127).
+ */
+export function commandProblem(name: string, env: NodeJS.ProcessEnv): { message: string; code: 126 | 127 } | undefined {
+  const candidates = name === '' ? [] : name.includes('/') ? [name] : (env['PATH'] ?? '').split(delimiter).map((dir) => join(dir === '' ? '.' : dir, name));
+  let denied = false;
+  for (const path of candidates) {
+    const state = fileState(path);
+    if (state === 'executable') return undefined;
+    if (state === 'denied') denied = true;
+  }
+  return denied ? { message: 'permission denied', code: DENIED_EXIT_CODE } : { message: 'command not found', code: NOT_FOUND_EXIT_CODE };
 }
 
-function isExecutable(path: string): boolean {
+function fileState(path: string): 'executable' | 'denied' | 'missing' {
   try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, fsConstants.X_OK);
-    return true;
+    if (!statSync(path).isFile()) return 'missing';
   } catch {
-    return false;
+    return 'missing';
+  }
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return 'executable';
+  } catch {
+    return 'denied';
   }
 }
 

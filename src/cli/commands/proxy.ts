@@ -19,6 +19,7 @@ import { parseUpstream } from '../../proxy/forward.js';
 import { TAPE_MODES, type TapeMode } from '../../core/tape-modes.js';
 import { openMode, tapeExists, type ProxyMode, type ProxySummary } from '../../proxy/modes.js';
 import { ProxyServer } from '../../proxy/server.js';
+import { shownUrl } from '../../proxy/upstream-failures.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import { TAPE_LIMITS } from '../../tape/tape-limits.js';
 import { lowerHelperThreads } from '../helper-threads.js';
@@ -64,6 +65,7 @@ export async function runProxy(options: ProxyCommandOptions): Promise<void> {
   };
   // replay-or-record with a tape there is replays: offline, as a CI run with no upstream is.
   const live = checked.mode !== 'replay-or-record' || !(await tapeExists(checked.tape as string, storeDir(options.store)));
+  if (checked.mode === 'replay-or-record' && live) checkLive(checked, options);
   if (checked.upstream !== undefined && live) {
     await checkReachable(checked.upstream);
     if (checked.apiKey === undefined) say(`agentctl proxy: $${checked.keyEnv} is not set; requests go upstream without an API key`);
@@ -120,9 +122,7 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
     throw new UsageError('say what to proxy: --record <name> --upstream <url>, --replay <run|file>, or --mode passthrough --upstream <url>');
   }
   const upstream = options.upstream === undefined ? undefined : parseUpstream(options.upstream);
-  const needsUpstream = mode !== 'replay';
-  if (needsUpstream && upstream === undefined) throw new UsageError(`${mode} mode needs --upstream <url>, the API to forward to (e.g. https://api.openai.com/v1)`);
-  if (!needsUpstream && upstream !== undefined) {
+  if (mode === 'replay' && upstream !== undefined) {
     throw new UsageError('replay mode sends nothing upstream: drop --upstream', { hint: 'to send what the tape has no answer for upstream: --mode new-episodes' });
   }
   const tape = checkTape(mode, options);
@@ -138,7 +138,8 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) throw new UsageError(`--api-key-env must be an environment variable name, got '${keyEnv}'`);
   const value = env[keyEnv];
   const apiKey = value === undefined || value === '' ? undefined : value;
-  if (apiKey === undefined && options.apiKeyEnv !== undefined && needsUpstream) throw new UsageError(`$${keyEnv} is not set (--api-key-env ${keyEnv})`);
+  // replay-or-record needs an upstream only when it records: checked once the tape is known to be missing (runProxy).
+  if (mode !== 'replay' && mode !== 'replay-or-record') checkLive({ mode, upstream, apiKey, keyEnv }, options);
   const maxBody = options.maxBody === undefined ? MAX_RECORDED_REQUEST : parseSize(options.maxBody, '--max-body');
   if (maxBody > MAX_RECORDED_REQUEST && mode !== 'replay' && mode !== 'passthrough') {
     throw new UsageError(`--max-body can be at most ${sizeText(MAX_RECORDED_REQUEST)} when recording, got '${options.maxBody ?? ''}'`, {
@@ -149,6 +150,12 @@ export function checkOptions(options: ProxyCommandOptions, env: NodeJS.ProcessEn
     if (!isHostName(name)) throw new UsageError(`--allow-host must be a host name or an IP address, got '${name}'`);
   }
   return { mode, tape, upstream, port: Number(options.port), apiKey, keyEnv, maxBody, hosts: allowedHosts(options.host, options.allowHost ?? []) };
+}
+
+/** What a mode that sends calls upstream needs: an upstream, and the key --api-key-env names when it is given. */
+function checkLive(checked: Pick<Checked, 'mode' | 'upstream' | 'apiKey' | 'keyEnv'>, options: ProxyCommandOptions): void {
+  if (checked.upstream === undefined) throw new UsageError(`${checked.mode} mode needs --upstream <url>, the API to forward to (e.g. https://api.openai.com/v1)`);
+  if (checked.apiKey === undefined && options.apiKeyEnv !== undefined) throw new UsageError(`$${checked.keyEnv} is not set (--api-key-env ${checked.keyEnv})`);
 }
 
 /** The tape a mode takes: --record <name|file> to record onto, --replay <run|file> to serve; replay-or-record either. */
@@ -280,10 +287,6 @@ function summaryText(s: ProxySummary, failed: number, strict: boolean): string {
   }
   if (failed > 0) parts.push(`${count(failed, 'request')} got no reply from upstream`);
   return parts.join(', ');
-}
-
-function shownUrl(url: URL): string {
-  return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
 }
 
 function isLoopback(host: string): boolean {

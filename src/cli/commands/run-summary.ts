@@ -22,11 +22,20 @@ export function runExitCode(summary: ProxySummary, exit: ChildExit, commandExit:
   return commandExit;
 }
 
+/** Requests the proxy answered with a 502 because their upstream gave no reply, and those upstreams. */
+export interface UpstreamFailures {
+  count: number;
+  upstreams: readonly string[];
+}
+
 /** The summary line (without the `agentctl run: ` prefix). */
-export function runSummaryLine(s: ProxySummary, tape: string, commandExit: number): string {
+export function runSummaryLine(s: ProxySummary, tape: string, codes: { commandExit: number; exitCode: number }, failures: UpstreamFailures): string {
   const onto = s.file ?? `run ${s.runId ?? ''}`;
   const parts: string[] = [];
-  switch (s.mode) {
+  switch (codes.exitCode === DIVERGED_EXIT_CODE && s.mode === 'replay' ? 'diverged' : s.mode) {
+    case 'diverged':
+      parts.push(...divergedParts(s, tape));
+      break;
     case 'record':
       parts.push(`recorded ${count(s.recorded ?? 0, 'model call')} onto ${s.file ?? `run ${s.runId ?? ''} (${tape})`}`);
       break;
@@ -45,5 +54,28 @@ export function runSummaryLine(s: ProxySummary, tape: string, commandExit: numbe
       parts.push(`forwarded ${count(s.requests, 'request')}, recorded nothing`);
       break;
   }
-  return `${parts.join(', ')}; the command exited ${commandExit}`;
+  if (failures.count > 0) {
+    const where = failures.upstreams.length === 0 ? '' : ` (${failures.upstreams.join(', ')} unreachable)`;
+    parts.push(`${failures.count} with no reply from upstream${where}`);
+  }
+  return `${parts.join(', ')}; the command exited ${codes.commandExit}`;
+}
+
+/**
+ * A replay that did not reproduce its tape (exit 7) says so first, and why, as the library's
+ * ReplayDivergedError does (library/reproduced.ts): the first request the tape had no match for,
+ * else the recorded calls never asked for; then the counts, none repeated and no "0 divergences".
+ */
+function divergedParts(s: ProxySummary, tape: string): string[] {
+  const served = s.served ?? 0;
+  const unused = s.unused ?? 0;
+  const refused = s.refused ?? 0;
+  const exhausted = s.exhausted ?? 0;
+  const divergences = s.divergences ?? 0;
+  const refusedText = `${count(refused, 'request')} refused${exhausted > 0 ? `, ${exhausted} past the end of the tape` : ''}`;
+  const unusedText = `${count(unused, 'recorded call')} never asked for`;
+  // The reason first, and not again among the counts.
+  const why = s.firstDivergence ?? (refused > exhausted ? refusedText : unusedText);
+  const rest = [divergences > 0 ? count(divergences, 'divergence') : '', refused > 0 ? refusedText : '', unused > 0 ? unusedText : ''].filter((part) => part !== '' && part !== why);
+  return [`diverged: ${why} (served ${served} of ${served + unused} from ${tape})${rest.length > 0 ? `; ${rest.join(', ')}` : ''}`];
 }

@@ -17,7 +17,8 @@ import { parseUpstream } from '../../proxy/forward.js';
 import { openMode, type ProxyMode } from '../../proxy/modes.js';
 import type { Upstream } from '../../proxy/routes.js';
 import { ProxyServer } from '../../proxy/server.js';
-import { findCommand, runChild, shellExitCode, type ChildExit } from '../child-command.js';
+import { watchUpstreams } from '../../proxy/upstream-failures.js';
+import { commandProblem, DENIED_EXIT_CODE, NOT_FOUND_EXIT_CODE, runChild, shellExitCode, type ChildExit } from '../child-command.js';
 import { lowerHelperThreads } from '../helper-threads.js';
 import { note, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
@@ -51,9 +52,10 @@ interface Plan {
 
 export async function runRun(command: readonly string[], options: RunCommandOptions): Promise<void> {
   const plan = checkRunOptions(command, options, process.env);
-  if (!findCommand(command[0] as string, process.env)) {
-    note(`agentctl: ${printableLine(command[0] as string)}: command not found`);
-    process.exitCode = 127;
+  const problem = commandProblem(command[0] as string, process.env);
+  if (problem !== undefined) {
+    note(`agentctl: ${printableLine(command[0] as string)}: ${problem.message}`);
+    process.exitCode = problem.code;
     return;
   }
   const say = (line: string): void => {
@@ -79,13 +81,14 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
     throw error;
   }
   if (mode.runId !== null) lowerHelperThreads();
-  server.serve(mode);
+  const watched = watchUpstreams(mode, [plan.openai, plan.anthropic]);
+  server.serve(watched.handler);
   let exit: ChildExit;
   try {
     exit = await runChild(command, commandEnv(process.env, self, mode.mode === 'replay'));
   } catch (error) {
-    // Found on PATH a moment ago, yet it could not be started (not executable after all, say).
-    exit = { code: 127, signal: null };
+    // Found on PATH a moment ago, yet it could not be started: a shell's 126 when it may not be executed, else 127.
+    exit = { code: (error as NodeJS.ErrnoException).code === 'EACCES' ? DENIED_EXIT_CODE : NOT_FOUND_EXIT_CODE, signal: null };
     note(`agentctl: ${printableLine(command[0] as string)}: ${printableLine((error as Error).message)}`);
   }
   const { cut } = await server.close(GRACE_MS);
@@ -94,7 +97,10 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   const commandExit = shellExitCode(exit);
   const exitCode = runExitCode(summary, exit, commandExit);
   if (options.json) note(printableJson({ ...summary, tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
-  else if (!options.quiet || exitCode !== commandExit) note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, commandExit))}`);
+  else if (!options.quiet || exitCode !== commandExit) {
+    const failures = { count: server.failed, upstreams: watched.unreachable() };
+    note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, { commandExit, exitCode }, failures))}`);
+  }
   process.exitCode = exitCode;
 }
 
