@@ -284,7 +284,7 @@ setInterval(() => {}, 1000);
       const again = await run(['--record', file, '--', process.execPath, calls], { OPENAI_BASE_URL: llm.baseURL });
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain(hidden);
-      expect(again.stderr).toContain('did not finish');
+      expect(again.stderr).toContain('never written to it');
       expect(existsSync(file)).toBe(true);
       expect(existsSync(hidden)).toBe(true);
     } finally {
