@@ -22,7 +22,7 @@ import type { Redactor } from '../core/redact.js';
 import { requestDelta, requestHash, type RequestDelta } from '../agent/request-delta.js';
 import { parseRetryAfter } from '../llm/retry-after.js';
 import { agentctlError, bodyValue, describe, fitsTapeDepth, keptHeaders, MAX_RECORDED_BODY, rebuilt, sizeText, textUpTo, wireFor } from '../llm/transport/http-reply.js';
-import { asRequest } from '../llm/transport/http-fetch.js';
+import { asRequest, requestText } from '../llm/transport/request-body.js';
 import { quickEvent } from '../tape/quick-event-check.js';
 import { recordExchange } from './exchange-recorder.js';
 import type { FetchLike } from './fetch-like.js';
@@ -46,7 +46,7 @@ export interface ModelRequest {
 
 /** Read a model request from an HTTP request, redacted and hashed; undefined when it is not one. */
 export async function readModelRequest(request: Request, redact: Redactor): Promise<{ model?: ModelRequest; text: string }> {
-  const text = request.body === null ? '' : await request.clone().text();
+  const text = await requestText(request);
   const wire = wireFor(request.method, new URL(request.url).pathname);
   if (wire === undefined) return { text };
   let body: unknown;
