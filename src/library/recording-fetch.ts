@@ -124,13 +124,24 @@ export class TransportRecorder {
     const slot = session.slot(model.hash);
     const delta = requestDelta(this.sent, model.request.messages);
     this.sent = model.request.messages;
-    await session.write(requestEvent(model, slot.iteration, delta));
+    // The request goes upstream first and its record is written while the upstream answers, so its
+    // redaction and the journal's write are not on the way to the first byte (its place in the run
+    // is taken here, before anything the reply adds).
+    const requested = session.write(requestEvent(model, slot.iteration, delta), { afterIo: true });
+    requested.catch(() => undefined);
 
     let reply: Response;
     try {
       reply = await this.upstream(request);
     } catch (error) {
+      await requested;
       await this.error(slot, model.hash, { message: describe(error) });
+      throw error;
+    }
+    try {
+      await requested;
+    } catch (error) {
+      await reply.body?.cancel(error).catch(() => undefined);
       throw error;
     }
     const headers = keptHeaders(reply.headers);

@@ -141,7 +141,9 @@ export async function sendResponse(res: ServerResponse, response: Response, cutt
     for (;;) {
       const { done, value } = await reader.read();
       if (done || gone) break;
-      if (!res.write(value)) await drained(res);
+      const written = res.write(value);
+      clearImmediate(flush);
+      if (!written) await drained(res);
     }
     if (!gone) await ended(res);
   } catch (error) {
