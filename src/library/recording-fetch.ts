@@ -22,7 +22,7 @@ import type { Redactor } from '../core/redact.js';
 import { requestDelta, requestHash, type RequestDelta } from '../agent/request-delta.js';
 import { parseRetryAfter } from '../llm/retry-after.js';
 import { agentctlError, bodyValue, describe, fitsTapeDepth, keptHeaders, MAX_RECORDED_BODY, rebuilt, sizeText, textUpTo, wireFor } from '../llm/transport/http-reply.js';
-import { asRequest } from '../llm/transport/http-fetch.js';
+import { asRequest, requestText } from '../llm/transport/request-body.js';
 import { quickEvent } from '../tape/quick-event-check.js';
 import { recordExchange } from './exchange-recorder.js';
 import type { FetchLike } from './fetch-like.js';
@@ -46,7 +46,7 @@ export interface ModelRequest {
 
 /** Read a model request from an HTTP request, redacted and hashed; undefined when it is not one. */
 export async function readModelRequest(request: Request, redact: Redactor): Promise<{ model?: ModelRequest; text: string }> {
-  const text = request.body === null ? '' : await request.clone().text();
+  const text = await requestText(request);
   const wire = wireFor(request.method, new URL(request.url).pathname);
   if (wire === undefined) return { text };
   let body: unknown;
@@ -124,13 +124,24 @@ export class TransportRecorder {
     const slot = session.slot(model.hash);
     const delta = requestDelta(this.sent, model.request.messages);
     this.sent = model.request.messages;
-    await session.write(requestEvent(model, slot.iteration, delta));
+    // The request goes upstream first and its record is written while the upstream answers, so its
+    // redaction and the journal's write are not on the way to the first byte (its place in the run
+    // is taken here, before anything the reply adds).
+    const requested = session.write(requestEvent(model, slot.iteration, delta), { afterIo: true });
+    requested.catch(() => undefined);
 
     let reply: Response;
     try {
       reply = await this.upstream(request);
     } catch (error) {
+      await requested;
       await this.error(slot, model.hash, { message: describe(error) });
+      throw error;
+    }
+    try {
+      await requested;
+    } catch (error) {
+      await reply.body?.cancel(error).catch(() => undefined);
       throw error;
     }
     const headers = keptHeaders(reply.headers);

@@ -155,13 +155,13 @@ export class RecordingSession {
    * Write one event after every event written before it; resolves when it is as durable as its type
    * requires (a response is synced before the caller sees it).
    */
-  write(event: RunEventInput): Promise<void> {
+  write(event: RunEventInput, options: { afterIo?: boolean } = {}): Promise<void> {
     if (this.recorder === undefined) return Promise.reject(new Error('agentctl: event before the run started'));
     // Once the run is ending, what a call still under way (a stream nobody reads) would add is not
     // part of it: nothing may follow run_end.
     if (this.ending && event.type !== 'run_end') return Promise.resolve();
     this.maxStep = Math.max(this.maxStep, event.step);
-    if (event.type !== 'llm_chunk') return this.append([event]);
+    if (event.type !== 'llm_chunk') return this.append([event], options.afterIo === true);
     // A stream's chunks are held until its terminal chunk, then written together: overlapping streams
     // do not interleave, so each is redacted as one text (a key split across its chunks is found).
     const key = `${event.iteration}:${event.attempt}`;
@@ -173,10 +173,15 @@ export class RecordingSession {
     return this.append(held);
   }
 
-  /** Stamp and write events one after another, after everything before them. */
-  private append(events: readonly RunEventInput[]): Promise<void> {
+  /**
+   * Stamp and write events one after another, after everything before them. `afterIo`: only once
+   * the event loop has turned, so the I/O the caller starts next (a call upstream) goes out before
+   * this write's work is done; the event keeps its place in the run all the same.
+   */
+  private append(events: readonly RunEventInput[], afterIo = false): Promise<void> {
     const recorder = this.recorder as Promise<RunRecorder>;
     const done = this.tail.then(async () => {
+      if (afterIo) await new Promise((resolve) => setImmediate(resolve));
       const rec = await recorder;
       for (const event of events) await rec.write((this.stamper as EventStamper).stamp(event));
     });

@@ -27,6 +27,7 @@ import { notReproduced } from './reproduced.js';
 import type { TapeOptions, TapeSession } from './tape-options.js';
 import { checkTape, findTape, loadTape, recordTarget, tapeLabel, type LoadedTape, type TapeRef } from './tape-target.js';
 import { upstreamFetch } from './upstream-fetch.js';
+import { asRequest } from '../llm/transport/request-body.js';
 
 export interface SessionContext {
   /** The mode when the options name none. */
@@ -154,7 +155,7 @@ function passthrough(options: TapeOptions, label: string): TapeSession {
 /** The session's fetch: it teaches the redactor the credentials each request carries, so none is written. */
 function learning(redact: KeyRedactor, fetch: FetchLike): FetchLike {
   return (input, init) => {
-    const request = new Request(input, init);
+    const request = asRequest(input, init);
     redact.learn(request.headers);
     return fetch(request);
   };

@@ -3,6 +3,7 @@
  * made it, or moved onto another base URL (by default, for new-episodes, the endpoint the tape was
  * recorded against) with the API path kept, and another key when one is given.
  */
+import { asRequest, requestText } from '../llm/transport/request-body.js';
 import type { FetchLike } from './fetch-like.js';
 
 export interface Upstream {
@@ -17,13 +18,15 @@ export interface Upstream {
 export function upstreamFetch(upstream: Upstream, base: string | undefined, fallback: FetchLike | undefined): FetchLike {
   const send = upstream.fetch ?? fallback ?? ((input, init) => globalThis.fetch(input, init));
   return async (input, init) => {
-    const request = new Request(input, init);
+    const request = asRequest(input, init);
+    // As it is (its body still unread, already known to the readers before): nothing to change.
+    if (upstream.apiKey === undefined && (base === undefined || base === '')) return send(request);
     const headers = new Headers(request.headers);
     if (upstream.apiKey !== undefined) headers.set('authorization', `Bearer ${upstream.apiKey}`);
     if (base === undefined || base === '') return send(new Request(request, { headers }));
     const url = new URL(request.url);
     const target = new URL(base.replace(/\/?$/, '/') + apiPath(url.pathname) + url.search);
-    const body = request.body === null ? null : await request.text();
+    const body = request.body === null ? null : await requestText(request);
     return send(new Request(target, { method: request.method, headers, body, signal: request.signal }));
   };
 }

@@ -1,6 +1,7 @@
-import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
-import { outgoingRequest } from './forward.js';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { outgoingRequest, sendResponse } from './forward.js';
 import { mapPath, type Route } from './routes.js';
 
 describe('mapPath', () => {
@@ -52,5 +53,57 @@ describe('outgoingRequest', () => {
   it('with no upstream key, neither header goes on', () => {
     const out = outgoingRequest(request({ 'x-api-key': 'client-key' }), Buffer.from('{}'), target(undefined), signal);
     expect(out.init.headers.get('x-api-key')).toBeNull();
+  });
+});
+
+describe('sendResponse', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    const running = server;
+    server = undefined;
+    if (running === undefined) return;
+    running.closeAllConnections();
+    await new Promise((resolve) => running.close(resolve));
+  });
+
+  /** A local server that answers with `answer(res)`; the client's reply, once its headers are in. */
+  async function call(answer: (res: ServerResponse) => Promise<void>): Promise<IncomingMessage> {
+    server = createServer((_req, res) => void answer(res));
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    return new Promise((resolve, reject) => get(`http://127.0.0.1:${port}/`, resolve).on('error', reject));
+  }
+
+  const text = async (reply: IncomingMessage): Promise<string> => {
+    let out = '';
+    reply.setEncoding('utf8');
+    for await (const part of reply) out += part as string;
+    return out;
+  };
+
+  it('sends the headers with the first chunk when it is already there: no write of the headers alone', async () => {
+    let flushed = 0;
+    const reply = await call(async (res) => {
+      const flush = res.flushHeaders.bind(res);
+      res.flushHeaders = () => {
+        flushed++;
+        flush();
+      };
+      await sendResponse(res, new Response('data: one\n\n', { headers: { 'content-type': 'text/event-stream' } }));
+    });
+    expect(reply.headers['content-type']).toBe('text/event-stream');
+    expect(await text(reply)).toBe('data: one\n\n');
+    expect(flushed).toBe(0);
+  });
+
+  it('sends the headers at once when the first chunk is not there yet', async () => {
+    let first: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (first = controller) });
+    // Resolves only once the client has the headers, while the body has nothing yet.
+    const reply = await call((res) => sendResponse(res, new Response(body, { headers: { 'content-type': 'text/event-stream' } })));
+    expect(reply.statusCode).toBe(200);
+    first?.enqueue(new TextEncoder().encode('data: late\n\n'));
+    first?.close();
+    expect(await text(reply)).toBe('data: late\n\n');
   });
 });

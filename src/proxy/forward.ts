@@ -108,8 +108,8 @@ export const CUT = 'agentctl proxy stopped before the reply was complete';
 const NOT_RETURNED = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
 /**
- * Write a Response to the client: status and headers at once, then the body chunk by chunk as it
- * arrives (a stream is flushed per chunk). If the client goes away, the body is cancelled (so a
+ * Write a Response to the client: status and headers at once (with the first chunk when it is
+ * already there), then the body chunk by chunk as it arrives (a stream is flushed per chunk). If the client goes away, the body is cancelled (so a
  * recording notes where the client stopped reading); if the proxy cuts it (`cutting()`: shutting
  * down), it is cancelled as a stream that broke. Resolves when the exchange is over.
  */
@@ -123,7 +123,10 @@ export async function sendResponse(res: ServerResponse, response: Response, cutt
     await ended(res);
     return;
   }
-  res.flushHeaders();
+  // The headers go out with the first chunk when it is already there (one write, one wake-up of the
+  // client instead of two), else at the next turn of the loop: a client still has them at once while
+  // the answer is slow to start.
+  const flush = setImmediate(() => res.flushHeaders());
   const reader = response.body.getReader();
   let gone = false;
   const onClose = (): void => {
@@ -138,13 +141,16 @@ export async function sendResponse(res: ServerResponse, response: Response, cutt
     for (;;) {
       const { done, value } = await reader.read();
       if (done || gone) break;
-      if (!res.write(value)) await drained(res);
+      const written = res.write(value);
+      clearImmediate(flush);
+      if (!written) await drained(res);
     }
     if (!gone) await ended(res);
   } catch (error) {
     // The body broke mid-way (upstream cut the stream, or the tape recorded such a break): cut the client's too.
     if (!gone) res.destroy(error as Error);
   } finally {
+    clearImmediate(flush);
     res.off('close', onClose);
   }
 }

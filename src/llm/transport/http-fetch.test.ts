@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asRequest, httpFetch } from './http-fetch.js';
+import { httpFetch } from './http-fetch.js';
+import { asRequest } from './request-body.js';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -15,27 +15,21 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import { asRequest, requestBytes } from './request-body.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
 /** Statuses whose reply has no body (a `Response` with one could not be made). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-/**
- * A fetch's arguments as one Request: the Request itself when that is all there is. Each new
- * Request made of one follows its signal with a signal of its own, a sizeable part of a relayed call.
- */
-export function asRequest(input: string | URL | Request, init?: RequestInit): Request {
-  return input instanceof Request && init === undefined ? input : new Request(input, init);
-}
-
 export async function httpFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const request = asRequest(input, init);
   const url = new URL(request.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`fetch failed: ${url.protocol} URLs are not sent upstream`);
   const { signal } = request;
+  const body = (await requestBytes(request)) ?? undefined;
+  // (After the body: an abort while it was read is seen here, before the call goes out.)
   signal.throwIfAborted();
-  const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
     headers[name] = value;
@@ -44,6 +38,8 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
   const https = url.protocol === 'https:';
   const message = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = (https ? httpsRequest : httpRequest)(url, { method: request.method, headers, agent: https ? agents.https : agents.http });
+    // A call is one write each way; Nagle's algorithm would only hold a small one back.
+    req.setNoDelay(true);
     const abort = (): void => {
       req.destroy();
       reject(signal.reason);

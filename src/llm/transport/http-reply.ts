@@ -16,6 +16,7 @@ import { TAPE_LIMITS } from '../../tape/tape-limits.js';
 import { anthropicWire } from './anthropic-wire.js';
 import { chatWire } from './chat-wire.js';
 import { responsesWire } from './responses-wire.js';
+import { requestBytes } from './request-body.js';
 import type { ModelWire } from './wire.js';
 
 const KEPT = /^(content-type|x-request-id|request-id|retry-after|retry-after-ms|x-ratelimit-[a-z0-9-]+|openai-[a-z0-9-]+|x-should-retry)$/;
@@ -251,7 +252,7 @@ export interface ExchangeRequest {
 }
 
 /**
- * Read an opaque request (its body from a clone: the request can still be sent). A multipart body's
+ * Read an opaque request (its body read apart from it: the request can still be sent). A multipart body's
  * boundary (random per request) is replaced by a fixed one, so the same upload hashes the same.
  */
 export async function readExchangeRequest(request: Request, redact: Redactor): Promise<ExchangeRequest> {
@@ -259,7 +260,7 @@ export async function readExchangeRequest(request: Request, redact: Redactor): P
   const method = request.method.toUpperCase();
   const path = recordablePath(url, redact);
   const type = request.headers.get('content-type');
-  const raw = request.body === null ? new Uint8Array() : new Uint8Array(await request.clone().arrayBuffer());
+  const raw = (await requestBytes(request)) ?? new Uint8Array();
   const sent = recordedBody(fixedBoundary(raw, type), type, redact, 'request');
   const out: ExchangeRequest = { method: request.method, path, hash: exchangeHash(method, path, sent.body, sent.encoding) };
   if (sent.body !== undefined) out.body = sent.body;
