@@ -19,7 +19,7 @@ import type { RunEvent } from '../src/core/events.js';
 import { recordOpenAI, replayOpenAI } from '../src/library/record-openai.js';
 import { record, replay } from '../src/library/record-replay.js';
 import { recordingDir } from '../src/library/file-target.js';
-import { withTape } from '../src/library/with-tape.js';
+import { tapeName, withTape } from '../src/library/with-tape.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
 import { TapeStore } from '../src/tape/tape-store.js';
 import { startAimock, type Aimock } from './support/aimock.js';
@@ -60,6 +60,16 @@ async function tapeEvents(file: string): Promise<RunEvent[]> {
   return events;
 }
 const answers = (events: RunEvent[]): unknown[] => events.flatMap((e) => (e.type === 'llm_response' ? [e.response.message.content] : []));
+
+/** What `fn` throws, or undefined. */
+function thrown(fn: () => void): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
 
 /** Record `questions` onto a new tape file; returns its path. */
 async function recorded(questions: string[], ext?: string): Promise<string> {
@@ -157,6 +167,47 @@ describe('record and replay a tape file', () => {
     rep.assertReproduced();
   });
 
+  it('new-episodes sends a changed request live (never served by position), keeps the tape\'s task, runs tools the tape has not, and finishes once', async () => {
+    const tape = newTape();
+    const rec = await recordOpenAI(client(), { tape, task: 'checkout flow' });
+    await ask(rec, 'hello');
+    await rec.finish();
+    const before = mock.requestCount();
+    const session = await record({ tape, mode: 'new-episodes' });
+    expect(await ask(client(session.fetch), 'bye')).toBe('Goodbye.');
+    expect(mock.requestCount()).toBe(before + 1);
+    const ran: string[] = [];
+    const charge = session.recordTool('charge', async (amount: number) => {
+      ran.push(`charged ${amount}`);
+      return { ok: true };
+    });
+    expect(await charge(5)).toEqual({ ok: true });
+    expect(ran).toEqual(['charged 5']);
+    const meta = await session.finish();
+    expect(meta?.task).toBe('checkout flow');
+    expect(await session.finish()).toBe(meta);
+    expect(answers(await tapeEvents(tape))).toEqual(['Goodbye.']);
+  });
+
+  it('a replay that is not strict serves a changed request by position, and assertReproduced says so without calling it refused', async () => {
+    const tape = await recorded(['hello']);
+    const rep = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape, strict: false });
+    expect(await ask(rep, 'weather')).toBe('Hi there.');
+    const error = thrown(() => rep.assertReproduced());
+    expect(error).toBeInstanceOf(ReplayDivergedError);
+    expect((error as Error).message).toBe(`the replay of ${tape} diverged: request 0 differs from recorded call 0 at messages[0].content: recorded "hello", replayed "weather"`);
+  });
+
+  it('a credential the client sends is kept off the tape even where it does not look like a key', async () => {
+    const opaque = 'opaque-credential-7f3a9c';
+    const tape = newTape();
+    const rec = await record({ tape });
+    const c = new OpenAI({ apiKey: opaque, baseURL: mock.baseURL, maxRetries: 0, fetch: rec.fetch });
+    await c.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: `hello, my key is ${opaque}` }] });
+    await rec.finish();
+    expect(await readFile(tape, 'utf8')).not.toContain(opaque);
+  });
+
   it('re-recording replaces the file whole, only when the new recording finishes', async () => {
     const tape = await recorded(['hello']);
     const again = await recordOpenAI(client(), { tape });
@@ -198,18 +249,12 @@ describe('assertReproduced', () => {
     const rep = await replayOpenAI(new OpenAI({ apiKey: 'sk-replay', maxRetries: 0 }), { tape });
     await ask(rep, 'hello');
     await ask(rep, 'bye').catch(() => undefined);
-    const error = (() => {
-      try {
-        rep.assertReproduced();
-      } catch (e) {
-        return e;
-      }
-      return undefined;
-    })();
+    const error = thrown(() => rep.assertReproduced());
     expect(error).toBeInstanceOf(ReplayDivergedError);
     expect((error as ReplayDivergedError).exitCode).toBe(7);
     expect((error as ReplayDivergedError).code).toBe('AGENTCTL_REPLAY_DIVERGED');
     expect((error as ReplayDivergedError).field).toBe('messages[0].content');
+    expect((error as ReplayDivergedError).hint).toBe(`if the change is intended, re-record it: AGENTCTL_MODE=record, or delete ${tape}`);
     expect((error as Error).message).toBe(
       `the replay of ${tape} diverged: request 1 differs from recorded call 1 at messages[0].content: recorded "weather", replayed "bye" (the request was refused)`,
     );
@@ -269,6 +314,22 @@ describe('withTape', () => {
     await expect(withTape('t', async () => undefined, { dir: tapes })).rejects.toThrow(/1 recorded call never asked for/);
   });
 
+  it('gzip: the tape is <name>.tape.jsonl.gz, gzipped', async () => {
+    const tapes = join(dir, `with-${n++}`);
+    await withTape('zipped', async ({ fetch }) => ask(client(fetch), 'hello'), { dir: tapes, gzip: true });
+    expect(await readdir(tapes)).toEqual(['zipped.tape.jsonl.gz']);
+    expect((await readFile(join(tapes, 'zipped.tape.jsonl.gz'))).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+  });
+
+  it('a test name is a path inside the tapes directory, never outside it', () => {
+    expect(tapeName('checkout/flow one')).toBe(join('checkout', 'flow-one-55724b'));
+    // Cleaned, so each gets its hash too: never the path of a cleaner name.
+    expect(tapeName('../../etc/passwd')).toMatch(/^etc\/passwd-[0-9a-f]{6}$/);
+    expect(tapeName('a/../../b')).toMatch(/^a\/b-[0-9a-f]{6}$/);
+    expect(tapeName('/abs/./x')).toMatch(/^abs\/x-[0-9a-f]{6}$/);
+    expect(() => tapeName('../..')).toThrow(InvalidOptionError);
+  });
+
   it('writes the run of a recording fn threw in, ended ERROR with the message', async () => {
     const tapes = join(dir, `with-${n++}`);
     await expect(withTape('t', async ({ fetch }) => {
@@ -298,6 +359,22 @@ describe('the OpenAI conveniences', () => {
 });
 
 describe('one store, two sessions of a process', () => {
+  it('replay-or-record on a store records a run it does not hold yet, and replays it after', async () => {
+    const storeDir = join(dir, `store-${n++}`);
+    const other = await recordOpenAI(client(), { tape: { store: storeDir, run: 'other' } });
+    await ask(other, 'weather');
+    await other.finish();
+    const first = await record({ tape: { store: storeDir, run: 'new' }, mode: 'replay-or-record' });
+    expect(first.mode).toBe('record');
+    expect(await ask(client(first.fetch), 'hello')).toBe('Hi there.');
+    await first.finish();
+    const second = await record({ tape: { store: storeDir, run: 'new' }, mode: 'replay-or-record' });
+    expect(second.mode).toBe('replay');
+    const unnamed = await record({ tape: { store: storeDir }, mode: 'replay-or-record' });
+    expect(unnamed.mode).toBe('record');
+    await unnamed.finish();
+  });
+
   it('a recording opens a store this process already holds (no lock error)', async () => {
     const storeDir = join(dir, `store-${n++}`);
     const held = await TapeStore.open(storeDir);

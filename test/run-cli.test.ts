@@ -167,6 +167,53 @@ describe('agentctl run', () => {
     expect(lastLine(result.stderr)).toContain('1 request refused, 1 past the end of the tape; the command exited 1');
   });
 
+  it('exits 7 when the command leaves recorded calls unasked, though every call it made was served', async () => {
+    const result = await run(['--replay', tape, '--', process.execPath, agent], { AGENT_ONE: '1' });
+    expect(result.code, result.stderr).toBe(7);
+    expect(lastLine(result.stderr)).toBe(`agentctl run: diverged: 1 recorded call never asked for (served 1 of 2 from ${tape}); the command exited 0`);
+  });
+
+  it('exits 7 when --no-strict serves a changed request by position', async () => {
+    const result = await run(['--replay', tape, '--no-strict', '--', process.execPath, agent, 'what is 3+3?']);
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toBe('answer: It is 4.\nstreamed: one two three\n');
+    expect(lastLine(result.stderr)).toContain('diverged: request 0 differs from recorded call 0 at messages[0].content');
+  });
+
+  it('exits 7 when the command makes a request the tape has no recording of, though every model call matched', async () => {
+    const probe = join(dir, 'probe.mjs');
+    await writeFile(probe, "const res = await fetch(process.env.OPENAI_BASE_URL + '/models'); console.log('probe: ' + res.status);\n");
+    const result = await run(['--replay', tape, '--', 'sh', '-c', `"${process.execPath}" "${agent}" && "${process.execPath}" "${probe}"`]);
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toBe('answer: It is 4.\nstreamed: one two three\nprobe: 404\n');
+    expect(lastLine(result.stderr)).toContain(`diverged: 1 request refused (served 2 of 2 from ${tape})`);
+  });
+
+  it('a replayed command killed by a signal keeps its 128 + n: cut short, not diverged', async () => {
+    const result = await run(['--replay', tape, '--', process.execPath, '-e', "process.kill(process.pid, 'SIGTERM')"]);
+    expect(result.code, result.stderr).toBe(143);
+  });
+
+  it('a replayed command is given a placeholder key when its own is set but empty (as CI sets a missing secret)', async () => {
+    const result = await run(['--replay', tape, '--', process.execPath, agent], { OPENAI_API_KEY: '' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('answer: It is 4.\nstreamed: one two three\n');
+  });
+
+  it('new-episodes exits with the command\'s code: a request the tape has no match for goes upstream, no divergence to fail on', async () => {
+    const copy = join(dir, 'tapes', 'episodes.tape.jsonl');
+    await writeFile(copy, await readFile(tape));
+    const llm = await startMockLlm([{ content: 'It is 6.' }]);
+    try {
+      const result = await run(['--tape', copy, '--mode', 'new-episodes', '--', process.execPath, agent, 'what is 3+3?'], { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: OPENAI_KEY });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('answer: It is 6.\nstreamed: one two three\n');
+      llm.assertConsumed();
+    } finally {
+      await llm.close();
+    }
+  });
+
   it('--json: the summary as one JSON line on standard error, standard output the command\'s alone', async () => {
     const result = await run(['--json', '--replay', tape, '--', process.execPath, agent]);
     expect(result.code, result.stderr).toBe(0);

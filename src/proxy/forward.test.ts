@@ -2,7 +2,7 @@ import { createServer, get, type IncomingMessage, type Server, type ServerRespon
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { outgoingRequest, sendResponse } from './forward.js';
-import { mapPath, type Route } from './routes.js';
+import { mapPath, route, type Route } from './routes.js';
 
 describe('mapPath', () => {
   it.each([
@@ -105,5 +105,24 @@ describe('sendResponse', () => {
     first?.enqueue(new TextEncoder().encode('data: late\n\n'));
     first?.close();
     expect(await text(reply)).toBe('data: late\n\n');
+  });
+});
+
+describe('route', () => {
+  const table = {
+    openai: { url: new URL('http://127.0.0.1:1234/v1'), apiKey: 'openai-key' },
+    anthropic: { url: new URL('https://api.anthropic.com'), apiKey: 'anthropic-key' },
+  };
+
+  it('gives the Anthropic route its key in x-api-key, every other path the OpenAI key as a bearer token', () => {
+    expect(route(table, '/v1/messages?beta=true')).toEqual({ url: new URL('https://api.anthropic.com/v1/messages?beta=true'), credential: { key: 'anthropic-key', header: 'x-api-key' } });
+    expect(route(table, '/v1/messages/count_tokens').credential).toEqual({ key: 'anthropic-key', header: 'x-api-key' });
+    expect(route(table, '/v1/chat/completions')).toEqual({ url: new URL('http://127.0.0.1:1234/v1/chat/completions'), credential: { key: 'openai-key', header: 'authorization' } });
+    expect(route(table, '/v1/messagesx').credential?.header).toBe('authorization');
+  });
+
+  it('an empty key is no key: nothing is set', () => {
+    expect(route({ openai: { url: table.openai.url, apiKey: '' } }, '/v1/chat/completions').credential).toBeUndefined();
+    expect(route({ ...table, anthropic: { url: table.anthropic.url, apiKey: '' } }, '/v1/messages').credential).toBeUndefined();
   });
 });

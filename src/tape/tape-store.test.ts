@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
@@ -319,6 +319,21 @@ describe('TapeStore opened read-only', () => {
       for (const attempt of refused) await expect(attempt).rejects.toThrow(`the store ${dir} was opened read-only: nothing can be written to it`);
       expect(await reader.countEvents(run.id)).toBe(1);
     } finally {
+      await reader.close();
+    }
+  });
+
+  it('shared with a writer that opens it after a reader (by another spelling of its path), is writable for the writer', async () => {
+    const run = await storeWithOneRun(dir);
+    const reader = await TapeStore.open(dir, { readOnly: true });
+    const writer = await TapeStore.open(relative(process.cwd(), join(dir, '.', 'x', '..')));
+    try {
+      expect(writer).toBe(reader);
+      const created = await writer.createRun(newRun());
+      expect((await reader.getRun(created.id)).id).toBe(created.id);
+      expect(await writer.countEvents(run.id)).toBe(1);
+    } finally {
+      await writer.close();
       await reader.close();
     }
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { requestHash } from '../../agent/request-delta.js';
 import type { LlmResponse } from '../../core/llm.js';
 import { anthropicWire } from './anthropic-wire.js';
 import { wireFor } from './http-reply.js';
@@ -73,6 +74,41 @@ describe('anthropicWire.request', () => {
     const a = anthropicWire.request(body('AAAA', { a: 1, b: 2 }));
     expect(anthropicWire.request(body('AAAA', { b: 2, a: 1 }))).toEqual(a);
     expect(anthropicWire.request(body('BBBB', { a: 1, b: 2 })).messages[0]).not.toEqual(a.messages[0]);
+  });
+
+  it('hashes every part of a body that can change the answer: a request changed anywhere is not served as the recorded one', () => {
+    const base = {
+      model: 'm',
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }],
+      tools: [
+        { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' } },
+        { type: 'web_search_20250305', name: 'web_search', max_uses: 2 },
+      ],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: 'It is 18C.' },
+        { role: 'user', content: { type: 'note', text: 'an object, not blocks' } },
+        'not a message',
+        { role: 'user', content: [{ type: 'search_result', text: 'found', title: 'A' }] },
+      ],
+    };
+    const hash = (body: Record<string, unknown>): string => requestHash(anthropicWire.request(body));
+    const tools = base.tools;
+    const messages = base.messages;
+    const changed: Array<[string, Record<string, unknown>]> = [
+      ['system blocks split differently', { ...base, system: [{ type: 'text', text: 'ab' }] }],
+      ['a tool description', { ...base, tools: [{ ...tools[0], description: 'Weather for a town' }, tools[1]] }],
+      ['a server tool setting', { ...base, tools: [tools[0], { ...tools[1], max_uses: 5 }] }],
+      ['an assistant message given as a string', { ...base, messages: [messages[0], { role: 'assistant', content: 'It is 25C.' }, ...messages.slice(2)] }],
+      ['user content that is neither text nor blocks', { ...base, messages: [messages[0], messages[1], { role: 'user', content: { type: 'note', text: 'another' } }, ...messages.slice(3)] }],
+      ['a message that is no object', { ...base, messages: [...messages.slice(0, 3), 'another non-message', messages[4]] }],
+      ['a block with text and more', { ...base, messages: [...messages.slice(0, 4), { role: 'user', content: [{ type: 'search_result', text: 'found', title: 'B' }] }] }],
+    ];
+    const recorded = hash(base);
+    expect(hash(structuredClone(base))).toBe(recorded);
+    for (const [what, body] of changed) expect(hash(body), what).not.toBe(recorded);
+    expect(anthropicWire.request(base).messages[2]).toEqual({ role: 'assistant', content: 'It is 18C.' });
   });
 
   it('keeps the blocks of a user message in order around its tool results', () => {
