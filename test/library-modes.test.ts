@@ -390,6 +390,12 @@ describe('one store, two sessions of a process', () => {
       const [a, b] = [await episodes.finish(), await other.finish()];
       expect((await held.resolveRun('shared')).id).toBe(a?.id);
       expect((await held.resolveRun('other')).id).toBe(b?.id);
+      // Named by its id, the tape still gives the new run its own name: the name finds the grown run.
+      const byId = await recordOpenAI(client(), { tape: { store: storeDir, run: a?.id as string }, mode: 'new-episodes' });
+      await ask(byId, 'hello');
+      const grown = await byId.finish();
+      expect(grown?.name).toBe('shared');
+      expect((await held.resolveRun('shared')).id).toBe(grown?.id);
     } finally {
       await held.close();
     }

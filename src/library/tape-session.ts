@@ -88,7 +88,9 @@ async function recording(
 ): Promise<TapeSession> {
   const warn = context.warn ?? ((message: string) => process.stderr.write(`agentctl: warning: ${message}\n`));
   const target = await recordTarget(tape, warn);
-  const runName = target.runName ?? (from !== undefined && typeof tape !== 'string' ? from.run.name : undefined);
+  // A new-episodes run in a store takes the tape run's own name (the ref may be its id or a prefix),
+  // so that name finds the grown run next; a recording takes the name asked for.
+  const runName = from === undefined ? target.runName : typeof tape === 'string' ? undefined : from.run.name;
   const session = new RecordingSession({
     store: target.store,
     ownsStore: false,
