@@ -27,6 +27,32 @@ async function serve(handle: (req: IncomingMessage, body: string, res: ServerRes
 }
 
 describe('httpFetch', () => {
+  it('drops what still arrives after the reader cancelled: no enqueue on a closed stream, on a plain or a compressed reply', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    const url = await serve((req, _body, res) => {
+      const gzip = req.url === '/gzip';
+      res.writeHead(200, gzip ? { 'content-encoding': 'gzip' } : {});
+      // A burst well past what the reader takes before it cancels, in one go.
+      res.end(gzip ? gzipSync(chunk.repeat(64)) : chunk.repeat(64));
+    });
+    const errors: unknown[] = [];
+    const caught = (error: unknown): void => void errors.push(error);
+    process.on('uncaughtException', caught);
+    try {
+      for (const path of ['/plain', '/gzip', '/plain', '/gzip']) {
+        const response = await httpFetch(new Request(url + path));
+        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+        await reader.read();
+        await reader.cancel();
+        // Whatever the socket or the decoder had read already arrives on the next turns of the loop.
+        for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      process.off('uncaughtException', caught);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('sends the method, headers and body of a Request, and gives back the status, headers and body as sent', async () => {
     const base = await serve((req, body, res) => {
       res.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-seen': `${req.method} ${req.url} ${req.headers.authorization} ${req.headers['content-length']}` });

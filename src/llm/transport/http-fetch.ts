@@ -95,6 +95,8 @@ function bodyStream(source: Readable, message: IncomingMessage, signal: AbortSig
       const aborted = (): void => fail(signal.reason);
       signal.addEventListener('abort', aborted, { once: true });
       source.on('data', (chunk: Buffer) => {
+        // Data already read when the reader cancelled or the stream failed is no one's: dropped.
+        if (finished) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
         if ((controller.desiredSize ?? 0) <= 0) source.pause();
       });
@@ -117,6 +119,7 @@ function bodyStream(source: Readable, message: IncomingMessage, signal: AbortSig
     cancel() {
       finished = true;
       message.destroy();
+      if (source !== message) source.destroy();
     },
   });
 }
