@@ -25,3 +25,10 @@ export {
   type ToolCallResult, type ToolExecutor,
 } from './tool-call-pipeline.js';
 export { GUARDRAIL_STATE_VERSION } from './state-codec.js';
+export {
+  gateCall, settleCall, denyCall, type CallGates, type CallContext, type GateResult, type PassedCall, type RefusedCall, type SettledCall,
+} from './call-gates.js';
+export {
+  GuardrailSession, resolveGuardrailsConfig, type GuardrailDecision, type GuardrailSessionOptions, type GuardrailsConfig,
+  type ResolvedGuardrailsConfig, type StepCheck, type ToolCheck, type ToolFlags, type ToolOutcome, type ToolSettled,
+} from './guardrail-session.js';

@@ -27,6 +27,7 @@ export const RULES = {
   // policy gate: denials by other policies (docs/guardrails.md §5)
   unknownTool: 'unknown_tool',
   afterHalt: 'after_halt',
+  afterStop: 'after_stop',
   policyAllow: 'policy_allow',
   policyBlock: 'policy_block',
   // repetition gate (docs/guardrails.md §6)

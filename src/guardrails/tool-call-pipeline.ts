@@ -1,15 +1,13 @@
 import { run, wait, type Co } from '../core/coroutine.js';
-import type { DecisionRecord, Gate, Verdict } from '../core/decisions.js';
+import type { DecisionRecord } from '../core/decisions.js';
 import type { ToolCall } from '../core/messages.js';
 import type { ToolOutcomeStatus, ToolSpec } from '../core/tools.js';
-import { parseToolCall } from './call-key.js';
-import { decisionRecord } from './decision-record.js';
-import type { LoopGuard, OutcomeDecision } from './loop-guard.js';
-import { afterHaltMessage, failureWarnMessage } from './messages.js';
+import { decide, denyCall, gateCall, settleCall, type CallContext, type CallGates } from './call-gates.js';
+import type { LoopGuard } from './loop-guard.js';
+import { failureWarnMessage } from './messages.js';
 import type { CallPolicy } from './call-policy.js';
-import type { RecordContext, ReplayControl } from './replay-control.js';
+import type { ReplayControl } from './replay-control.js';
 import { RULES } from './rules.js';
-import { resolveTool } from './tool-semantics.js';
 
 /** What an executor reports; denials never reach it. */
 export interface ExecutorResult {
@@ -99,7 +97,7 @@ export function* toolCalls(
   calls: readonly ToolCall[],
   options: ToolCallPipelineOptions,
 ): Co<PipelineItem, StepToolOutcome> {
-  const { replay, guard } = options;
+  const gates: CallGates = { replay: options.replay, guard: options.guard, lookup: options.lookup };
   const policies = toPolicyList(options.policy);
   const outcome: StepToolOutcome = { results: [], halt: null, stateChanged: false };
 
@@ -111,82 +109,43 @@ export function* toolCalls(
   for (const call of calls) {
     const callId = call.id;
     const tool = call.function.name;
-    const parsed = parseToolCall(call);
-    const { key } = parsed;
-    const context: RecordContext = options.step === undefined ? { callId, key } : { step: options.step, callId, key };
-    yield { kind: 'call', callId, tool, call, key };
-
-    if (outcome.halt !== null) {
-      const reason = `not run: ${outcome.halt.tool} halted the run earlier in this step`;
-      yield decide(callId, 'policy', 'block', RULES.afterHalt, tool, key, reason);
-      replay.recordDenied(tool, parsed.ok ? parsed.args : parsed.raw, context);
-      yield finish(callId, tool, 'denied', afterHaltMessage(outcome.halt.tool));
-      continue;
-    }
-
-    // 1. Arguments.
-    if (!parsed.ok) {
-      yield decide(callId, 'arguments', 'block', parsed.rule, tool, key, parsed.error);
-      const failure = guard.evaluateOutcome(tool, false);
-      yield { kind: 'decision', callId, record: failure.record };
-      if (failure.decision.kind === 'halt') outcome.halt = { callId, tool, record: failure.record, message: failure.decision.message };
-      yield finish(callId, tool, 'error', withWarning(parsed.error, failure.decision));
-      continue;
-    }
-    const { args } = parsed;
-    yield decide(callId, 'arguments', 'allow', RULES.validArguments, tool, key, 'arguments parsed');
-    const resolved = resolveTool(tool, options.lookup);
-    const { spec } = resolved;
-
-    // 2. Identical attempts: every attempt counts, including those the dedup gate will skip.
-    const attempt = guard.evaluateAttempt(tool, args, { key });
-    yield { kind: 'decision', callId, record: attempt.record };
-    if (attempt.decision.kind === 'block') {
-      yield finish(callId, tool, 'denied', attempt.decision.message);
-      continue;
-    }
-
-    // 3. Dedup: a skip leaves ReplayControl as it is, so identical calls keep being skipped.
-    const dedup = replay.evaluate(tool, args, spec, { key });
-    yield { kind: 'decision', callId, record: dedup.record };
-    if (dedup.skip) {
-      yield finish(callId, tool, 'denied', dedup.reason ?? dedup.record.reason);
+    const context: CallContext = { step: options.step, haltedBy: outcome.halt?.tool };
+    const gated = gateCall(call, gates, context);
+    yield { kind: 'call', callId, tool, call, key: gated.key };
+    for (const record of gated.records) yield { kind: 'decision', callId, record };
+    if (gated.kind === 'refused') {
+      if (gated.halt !== undefined) outcome.halt = { callId, tool, record: gated.halt.record, message: gated.halt.message };
+      yield finish(callId, tool, gated.status, gated.output);
       continue;
     }
 
     // Other policies (unknown tool, replay's side-effect policy).
     let denial: string | undefined;
     for (const policy of policies) {
-      const verdict = yield* wait(policy(call, args, resolved));
+      const verdict = yield* wait(policy(call, gated.args, gated.resolved));
       if (verdict === undefined) continue;
       const rule = verdict.rule ?? (verdict.verdict === 'allow' ? RULES.policyAllow : RULES.policyBlock);
-      yield decide(callId, 'policy', verdict.verdict, rule, tool, key, verdict.reason);
+      yield { kind: 'decision', callId, record: decide('policy', verdict.verdict, rule, tool, gated.key, verdict.reason) };
       if (verdict.verdict === 'block') {
         denial = verdict.message ?? verdict.reason;
         break;
       }
     }
     if (denial !== undefined) {
-      replay.recordDenied(tool, args, context);
+      denyCall(call, gated, gates, context);
       yield finish(callId, tool, 'denied', denial);
       continue;
     }
 
-    // 4. Execute, then record the outcome in both gates.
+    // Execute, then record the outcome in both gates.
+    const { spec } = gated.resolved;
     yield { kind: 'execute', callId, tool, spec };
-    const result = yield* wait(options.execute(call, args, spec));
-    if (result.status === 'ok') replay.recordSuccess(tool, args, context);
-    else if (result.status === 'timeout') replay.recordTimeout(tool, args, context);
-    else replay.recordFailure(tool, args, context);
-    const watched = guard.evaluateOutcome(tool, result.status === 'ok');
-    yield { kind: 'decision', callId, record: watched.record };
-    if (watched.decision.kind === 'halt') outcome.halt = { callId, tool, record: watched.record, message: watched.decision.message };
-    yield finish(callId, tool, result.status, withWarning(result.output, watched.decision));
-
-    if (result.status === 'ok' && resolved.mutating) {
-      // The mutating call's own key survives the reset: see LoopGuard.noteStateChanged.
-      guard.noteStateChanged(key);
-      replay.noteStateChanged(key);
+    const result = yield* wait(options.execute(call, gated.args, spec));
+    const settled = settleCall(call, gated, result.status, result.output, gates, context);
+    yield { kind: 'decision', callId, record: settled.record };
+    if (settled.decision.kind === 'halt') outcome.halt = { callId, tool, record: settled.record, message: settled.decision.message };
+    yield finish(callId, tool, result.status, settled.output);
+    if (settled.stateChanged) {
       outcome.stateChanged = true;
       yield { kind: 'state_changed', callId, tool };
     }
@@ -194,14 +153,6 @@ export function* toolCalls(
 
   yield { kind: 'end', outcome };
   return outcome;
-}
-
-/** A warning goes at the end of the tool message so the model reads it with the result. */
-function withWarning(output: string, decision: OutcomeDecision): string {
-  if (decision.kind !== 'warn') return output;
-  return output === '' ? decision.message : `${output}
-
-${decision.message}`;
 }
 
 /**
@@ -214,14 +165,6 @@ export function withoutWarning(shown: string, tool: string, failures: number): s
   if (shown === message) return '';
   const suffix = `\n\n${message}`;
   return shown.endsWith(suffix) ? shown.slice(0, -suffix.length) : shown;
-}
-
-/** A record of a gate that keeps no counters (arguments, policy); positional to stay cheap. */
-function decide(
-  callId: string, gate: Gate, verdict: Verdict, rule: string, tool: string, key: string, reason: string,
-): PipelineItem {
-  // The empty counters keep every record the same shape.
-  return { kind: 'decision', callId, record: decisionRecord({ gate, verdict, rule, tool, key, before: {}, after: {}, reason }) };
 }
 
 function toPolicyList(policy: ToolCallPipelineOptions['policy']): readonly CallPolicy[] {

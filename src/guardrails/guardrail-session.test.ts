@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolCall } from '../core/messages.js';
+import { GuardrailSession, resolveGuardrailsConfig, type GuardrailDecision } from './guardrail-session.js';
+
+const call = (id: string, name: string, args: unknown): ToolCall => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+
+/** One step of one call, run by the session as a framework adapter drives it (no startStep). */
+function runStep(session: GuardrailSession, c: ToolCall, status: 'ok' | 'error' = 'ok') {
+  const before = session.beforeTool(c);
+  const after = before.action === 'allow' ? session.afterTool(c, { status, output: 'out' }) : null;
+  return { before, after, end: session.endStep() };
+}
+
+describe('GuardrailSession', () => {
+  it('the same idempotent call step after step: allowed, skipped as a duplicate, blocked at 3, stopped at the 4th identical step', () => {
+    const seen: GuardrailDecision[] = [];
+    const session = new GuardrailSession({}, { onDecision: (d) => seen.push(d) });
+    const steps = [0, 1, 2, 3].map((i) => runStep(session, call(`c${i}`, 'lookup', { q: 'x' })));
+    expect(steps.map((s) => s.before.action)).toEqual(['allow', 'skip', 'block', 'block']);
+    expect(steps[1]!.before).toMatchObject({ action: 'skip', earlier: { callId: 'c0', step: 0 } });
+    expect(steps.map((s) => s.end.action)).toEqual(['continue', 'continue', 'continue', 'stop']);
+    expect(steps[3]!.end).toMatchObject({ rule: 'repetition' });
+    expect(seen.filter((d) => d.verdict === 'block').map((d) => [d.step, d.callId, d.rule])).toEqual([
+      [2, 'c2', 'identical_call_block'], [3, 'c3', 'identical_call_block'],
+    ]);
+    // After the stop, nothing more runs.
+    expect(session.beforeTool(call('c9', 'other', {})).action).toBe('block');
+    expect(session.stop?.rule).toBe('repetition');
+  });
+
+  it('startStep checks the repetition before the calls run, on the same counters', () => {
+    const session = new GuardrailSession({ maxRepeatedToolSteps: 1, tools: { write: { idempotent: false, mutating: true } } });
+    const c = call('a', 'write', { path: 'f' });
+    expect(session.startStep([c]).action).toBe('continue');
+    session.beforeTool(c);
+    session.afterTool(c, { status: 'ok' });
+    session.endStep();
+    expect(session.startStep([call('b', 'write', { path: 'f' })])).toMatchObject({ action: 'stop', rule: 'repetition' });
+  });
+
+  it('named tools take their flags; a named tool without flags is never deduplicated', () => {
+    const session = new GuardrailSession({ tools: { send: {} } });
+    runStep(session, call('a', 'send', { to: 'x' }));
+    expect(runStep(session, call('b', 'send', { to: 'x' })).before.action).toBe('allow');
+  });
+
+  it('failures warn, then halt at the end of the step; a halt nudge continues once with the message', () => {
+    const session = new GuardrailSession({ failureWarn: 1, failureHalt: 2, haltNudges: 1 });
+    const first = runStep(session, call('a', 't', { n: 1 }), 'error');
+    expect(first.after).toMatchObject({ verdict: 'warn' });
+    expect(first.after?.output).toMatch(/^out\n\nWarning: `t` has failed 1 consecutive times/);
+    const second = runStep(session, call('b', 't', { n: 2 }), 'error');
+    expect(second.after?.verdict).toBe('halt');
+    expect(second.end).toMatchObject({ action: 'continue', nudge: expect.stringContaining('has failed 2 consecutive times') });
+    runStep(session, call('c', 't', { n: 3 }), 'error');
+    const last = runStep(session, call('d', 't', { n: 4 }), 'error');
+    expect(last.end).toMatchObject({ action: 'stop', rule: 'consecutive_failures_halt' });
+  });
+
+  it('after a halt, the rest of the step is refused (after_halt)', () => {
+    const session = new GuardrailSession({ failureWarn: 1, failureHalt: 1 });
+    const a = call('a', 't', {});
+    session.beforeTool(a);
+    expect(session.afterTool(a, { status: 'error' }).verdict).toBe('halt');
+    expect(session.beforeTool(call('b', 'u', {}))).toMatchObject({ action: 'block', decisions: [{ rule: 'after_halt' }] });
+  });
+
+  it('a new turn forgets the per-turn gates, not the step counters', () => {
+    const session = new GuardrailSession({ identicalCallBlock: 2 });
+    runStep(session, call('a', 'r', {}));
+    session.newTurn();
+    expect(runStep(session, call('b', 'r', {})).before.action).toBe('allow');
+    expect(session.step).toBe(2);
+  });
+
+  it('afterTool of a call beforeTool did not allow is refused', () => {
+    const session = new GuardrailSession();
+    expect(() => session.afterTool(call('x', 'r', {}), { status: 'ok' })).toThrow(/was not allowed by beforeTool/);
+  });
+
+  it('a bad setting is named by its guardrails.* key', () => {
+    expect(() => resolveGuardrailsConfig({ identicalCallBlock: 0 })).toThrow(/guardrails\.identicalCallBlock/);
+    expect(() => resolveGuardrailsConfig({ haltNudges: -1 })).toThrow(/guardrails\.haltNudges/);
+    expect(resolveGuardrailsConfig({})).toMatchObject({ identicalCallBlock: 3, maxRepeatedToolSteps: 3, haltNudges: 0 });
+  });
+});
