@@ -1,0 +1,133 @@
+/**
+ * createGuardrails: the built-in loop's guardrails for any agent's loop (docs/guardrails.md, "Any
+ * agent"). A GuardrailSession with the calls in the shapes agents have them (an id, a name, and
+ * arguments as JSON text or as an object), and `guard`, which runs one call through the gates,
+ * one call at a time in the order the calls were made — so a framework that runs a step's tools
+ * at once gets the decisions a recorded run's analysis and the built-in loop make, which take the
+ * calls in order.
+ */
+import type { ToolCall } from '../core/messages.js';
+import { canonicalJson } from '../guardrails/canonical-json.js';
+import {
+  GuardrailSession, type GuardrailDecision, type GuardrailsConfig, type ResolvedGuardrailsConfig, type StepCheck, type ToolCheck,
+  type ToolOutcome, type ToolSettled,
+} from '../guardrails/guardrail-session.js';
+
+/** A tool call as an agent has it: `arguments` as the model's JSON text, or already parsed. */
+export interface GuardedCall {
+  /** The model's id for the call (tool_call_id, call_id, tool_use id). */
+  id: string;
+  name: string;
+  arguments: string | unknown;
+}
+
+export interface GuardrailsOptions extends GuardrailsConfig {
+  /** Told of every decision as it is made. */
+  onDecision?: (decision: GuardrailDecision) => void;
+}
+
+/** What `guard` did with a call. */
+export type GuardedRun<T> =
+  | { action: 'ran'; value: T; settled: ToolSettled }
+  /** A duplicate of an earlier success: not run, `value` is what the earlier call returned. */
+  | { action: 'skip'; value: T; message: string }
+  /** Refused: not run, `message` is for the model in place of a result. */
+  | { action: 'block'; message: string };
+
+export interface Guardrails {
+  readonly config: Readonly<ResolvedGuardrailsConfig>;
+  /** Every decision so far, in order. */
+  readonly decisions: readonly GuardrailDecision[];
+  /** Set once the guardrails stopped the run: the rule and why. */
+  readonly stopped: { rule: string; reason: string } | null;
+  /** The step the next decisions belong to. */
+  readonly step: number;
+  /** The repetition check of a step whose calls are known before they run; `stop`: do not run them. */
+  startStep(calls: readonly GuardedCall[]): StepCheck;
+  beforeTool(call: GuardedCall): ToolCheck;
+  afterTool(call: GuardedCall, outcome: ToolOutcome): ToolSettled;
+  /** The step is over: `stop` ends the run (repetition, or failures past the halt with no nudge left). */
+  endStep(): StepCheck;
+  /** A new user message: the per-turn gates start afresh. */
+  newTurn(): void;
+  /**
+   * Run one call through the guardrails: `run` is called only when the gates allow it, after every
+   * call guarded before it has settled. A throw of `run` is the call's failure (counted, then thrown
+   * on); a skip gives back what the earlier identical call returned.
+   */
+  guard<T>(call: GuardedCall, run: () => T | Promise<T>): Promise<GuardedRun<T>>;
+}
+
+/** The call as the gates read it: the arguments as JSON text. */
+export function toolCallOf(call: GuardedCall): ToolCall {
+  const text = typeof call.arguments === 'string' ? call.arguments : canonicalJson(call.arguments ?? {});
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: text } };
+}
+
+/** The guardrails of one run, configured with the `guardrails.*` settings (docs/guardrails.md, "Settings"). */
+export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
+  const decisions: GuardrailDecision[] = [];
+  const { onDecision, ...config } = options;
+  const session = new GuardrailSession(config, {
+    onDecision: (decision) => {
+      decisions.push(decision);
+      onDecision?.(decision);
+    },
+  });
+  // What each successful call returned, by call id, so a duplicate can be given its twin's value.
+  const values = new Map<string, unknown>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const guardrails: Guardrails = {
+    config: session.config,
+    decisions,
+    get stopped() {
+      return session.stop;
+    },
+    get step() {
+      return session.step;
+    },
+    startStep: (calls) => session.startStep(calls.map(toolCallOf)),
+    beforeTool: (call) => session.beforeTool(toolCallOf(call)),
+    afterTool: (call, outcome) => session.afterTool(toolCallOf(call), outcome),
+    endStep: () => session.endStep(),
+    newTurn: () => {
+      values.clear();
+      session.newTurn();
+    },
+    guard<T>(call: GuardedCall, run: () => T | Promise<T>): Promise<GuardedRun<T>> {
+      const turn = queue.then(async (): Promise<GuardedRun<T>> => {
+        const asked = toolCallOf(call);
+        const check = session.beforeTool(asked);
+        if (check.action === 'block') return { action: 'block', message: check.message };
+        if (check.action === 'skip') {
+          const earlier = check.earlier.callId === undefined ? undefined : values.get(check.earlier.callId);
+          return { action: 'skip', value: earlier as T, message: check.message };
+        }
+        let value: T;
+        try {
+          value = await run();
+        } catch (error) {
+          session.afterTool(asked, { status: 'error', output: error instanceof Error ? error.message : String(error) });
+          throw error;
+        }
+        values.set(call.id, value);
+        return { action: 'ran', value, settled: session.afterTool(asked, { status: 'ok', output: outputText(value) }) };
+      });
+      // The next call waits for this one to settle, whatever became of it.
+      queue = turn.catch(() => undefined);
+      return turn;
+    },
+  };
+  return guardrails;
+}
+
+/** A returned value as the failure watch's warning is appended to it: text as it is, anything else as JSON. */
+function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return String(value);
+  }
+}
