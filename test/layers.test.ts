@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 /** The layers of src/, top first: an entry is a folder of src/, or a file at its top. */
 const LAYERS: readonly (readonly string[])[] = [
   ['cli', 'index.ts', 'entry'], // the entries: the binary's commands, the package's API and its subpaths
-  ['tui', 'proxy'], // the terminal UI; `agentctl proxy`, built on the library
+  ['tui', 'proxy', 'adapters'], // the terminal UI; `agentctl proxy`, built on the library; the guardrails' framework adapters
   ['library'], // record()/replay(), recordOpenAI/replayOpenAI, recordTool, runAgent
   ['replay'], // replay of the loop (its tape LLM) and the one replay engine
   ['llm'], // the OpenAI adapter and the model APIs on the wire

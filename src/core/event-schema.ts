@@ -275,6 +275,12 @@ export const guardrailEventSchema = z.strictObject({
   type: z.literal('guardrail'),
   callId: z.string().optional(),
   ...decisionRecordSchema.shape,
+  /**
+   * Not what happened: what the guardrails would have decided over a recorded run that did not run
+   * them (docs/guardrails.md, "Any agent"). Made by `view`, `show` and `analyze` as they read a tape;
+   * a tape never holds one.
+   */
+  analysis: z.literal(true).optional(),
 });
 
 export const toolResultEventSchema = z.strictObject({

@@ -529,6 +529,7 @@ function isEventGuardrail(v: unknown): boolean {
       case 'counters': if (!isEventGuardrailCounters(x)) return false; present++; break;
       case 'threshold': if (!Number.isFinite(x)) return false; break;
       case 'reason': if (!(typeof x === 'string')) return false; present++; break;
+      case 'analysis': if (!(x === true)) return false; break;
       default: return false;
     }
   }
