@@ -13,9 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { langchainGuardrails } from '../src/adapters/langchain.js';
 import type { RunEvent } from '../src/core/events.js';
+import type { RunMeta } from '../src/core/run-meta.js';
 import type { GuardrailDecision, GuardrailsConfig } from '../src/guardrails/guardrail-session.js';
 import { createGuardrails } from '../src/library/live-guardrails.js';
 import { record } from '../src/library/record-replay.js';
+import { analyseRun } from '../src/replay/guardrail-analysis.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
 import { ofType, useLoopHarness } from './support/loop-harness.js';
 import { startMockLlm } from './support/mock-llm.js';
@@ -48,6 +50,7 @@ interface LangChainRun {
   requests: number;
   /** The messages of each request the model received: role and text. */
   asked: Array<Array<{ role: string; content: unknown }>>;
+  meta: RunMeta;
   events: RunEvent[];
   stopped: { rule: string; reason: string } | null;
   /** What the agent's invoke threw, if it did. */
@@ -64,6 +67,8 @@ interface RunOptions {
   turns?: string[];
   /** Leave LangChain's toolErrorMiddleware out: a tool's throw is not turned into a tool message. */
   throwing?: boolean;
+  /** Run the agent without the guardrails (default: with them). */
+  unguarded?: boolean;
 }
 
 async function runLangChain(name: string, script: ScenarioStep[], options: RunOptions = {}): Promise<LangChainRun> {
@@ -90,7 +95,7 @@ async function runLangChain(name: string, script: ScenarioStep[], options: RunOp
       model,
       tools: [readFile, listDir],
       middleware: [
-        langchainGuardrails(guardrails, { ToolMessage }),
+        ...(options.unguarded === true ? [] : [langchainGuardrails(guardrails, { ToolMessage })]),
         ...(options.throwing === true ? [] : [toolErrorMiddleware({ onError: (error) => String(error) })]),
       ],
     });
@@ -103,13 +108,14 @@ async function runLangChain(name: string, script: ScenarioStep[], options: RunOp
       error = thrown;
     }
     await session.finish();
+    const recorded = await openTapeFile(tape);
     const events: RunEvent[] = [];
-    for await (const event of (await openTapeFile(tape)).events()) events.push(event);
+    for await (const event of recorded.events()) events.push(event);
     const messages = history.map((m) => ({
       type: m.type, text: m.text, ...(ToolMessage.isInstance(m) ? { tool_call_id: m.tool_call_id, status: m.status ?? 'success' } : {}),
     }));
     const asked = llm.requests.map((r) => (r.body as { messages: Array<{ role: string; content: unknown }> }).messages);
-    return { decisions, messages, runs, requests: llm.requests.length, asked, events, stopped: guardrails.stopped, error };
+    return { decisions, messages, runs, requests: llm.requests.length, asked, meta: recorded.meta, events, stopped: guardrails.stopped, error };
   } finally {
     await llm.close();
   }
@@ -158,6 +164,18 @@ describe('langchainGuardrails: LangChain 1.x agent middleware', () => {
 
     // The run is on the tape: the four model calls it made.
     expect(run.events.filter((e) => e.type === 'llm_response')).toHaveLength(4);
+
+    // The same agent without the guardrails loops on to its answer, reading four times; the analysis
+    // of its tape makes the middleware's decisions, and its stop point is the first call the middleware
+    // refused to run (the identical-call block of step 2).
+    const unguarded = await runLangChain('loop-unguarded', LOOP, { unguarded: true });
+    expect(unguarded.runs).toEqual({ read_file: 4 });
+    const analysis = analyseRun(unguarded.meta, unguarded.events);
+    expect(analysis.decisions.map(shape)).toEqual(run.decisions.map(shape));
+    const firstRefusal = run.decisions.find((d) => ['block', 'stuck', 'halt'].includes(d.verdict));
+    expect(firstRefusal).toMatchObject({ step: 2, callId: 'call_2', rule: 'identical_call_block' });
+    const { step, callId, gate, rule } = firstRefusal ?? {};
+    expect(analysis.stop).toMatchObject({ step, callId, gate, rule });
   });
 
   it('a tool that keeps failing, many calls a step: warned at the 3rd failure in a row, halted at the 8th, the rest of the step refused, the run stopped before the next model call', async () => {
