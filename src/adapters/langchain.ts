@@ -15,6 +15,7 @@
  * refused call answers with, which LangChain accepts from `wrapToolCall` only as an instance of its own
  * class — is the caller's, passed in.
  */
+import type { ToolOutcome } from '../guardrails/guardrail-session.js';
 import type { GuardedCall, Guardrails } from '../library/live-guardrails.js';
 
 /** A tool call as LangChain has it (AIMessage.tool_calls, the request of wrapToolCall). */
@@ -99,36 +100,9 @@ export function langchainGuardrails<M>(guardrails: Guardrails, options: LangChai
   const { ToolMessage } = options;
   // A step whose calls went to the tools: it ends when the model is next called.
   let stepOpen = false;
-  // What each call that ran returned this turn, by call id: a duplicate is answered with its twin's.
-  const results = new Map<string, unknown>();
-  let queue: Promise<unknown> = Promise.resolve();
   let unnamed = 0;
 
   const guardedCall = (call: LangChainToolCall): GuardedCall => ({ id: call.id ?? `langchain-call-${unnamed++}`, name: call.name, arguments: call.args ?? {} });
-
-  async function runCall<R>(call: GuardedCall, run: () => R | Promise<R>): Promise<R | M> {
-    const answer = (content: string, status: 'success' | 'error'): M => new ToolMessage({ content, tool_call_id: call.id, name: call.name, status });
-    const check = guardrails.beforeTool(call);
-    if (check.action === 'block') return answer(check.message, 'error');
-    if (check.action === 'skip') {
-      const earlier = check.earlier.callId === undefined ? undefined : results.get(check.earlier.callId);
-      const text = earlier === undefined ? undefined : messageText(earlier);
-      return answer(text ?? check.message, 'success');
-    }
-    let result: R;
-    try {
-      result = await run();
-    } catch (error) {
-      guardrails.afterTool(call, { status: 'error', output: error instanceof Error ? error.message : String(error) });
-      throw error;
-    }
-    const failed = isMessage(result) && result.status === 'error';
-    const output = messageText(result) ?? '';
-    const settled = guardrails.afterTool(call, { status: failed ? 'error' : 'ok', output });
-    if (!failed) results.set(call.id, result);
-    // The failure watch's warning goes at the end of what the model reads.
-    return settled.verdict === 'warn' && isMessage(result) ? answer(settled.output, 'error') : result;
-  }
 
   return {
     name: options.name ?? 'agentctl-guardrails',
@@ -142,10 +116,7 @@ export function langchainGuardrails<M>(guardrails: Guardrails, options: LangChai
         }
         // Stopped at the end of that step (failures past the halt), or in an earlier invocation.
         if (guardrails.stopped !== null) return stopUpdate(guardrails.stopped.reason, []);
-        if (typeOf(state.messages.at(-1)) === 'human') {
-          results.clear();
-          guardrails.newTurn();
-        }
+        if (typeOf(state.messages.at(-1)) === 'human') guardrails.newTurn();
         return undefined;
       },
     },
@@ -161,14 +132,22 @@ export function langchainGuardrails<M>(guardrails: Guardrails, options: LangChai
         return undefined;
       },
     },
-    wrapToolCall(request, handler) {
+    async wrapToolCall(request, handler) {
       const call = guardedCall(request.toolCall);
-      // One call at a time, in the order they came: the gates judge each after the ones before it settled.
-      const turn = queue.then(() => runCall(call, () => handler(request)));
-      queue = turn.catch(() => undefined);
-      return turn;
+      const answer = (content: string, status: 'success' | 'error'): M => new ToolMessage({ content, tool_call_id: call.id, name: call.name, status });
+      // guard() takes the calls one at a time, in the order they came: LangChain runs a step's calls at once.
+      const guarded = await guardrails.guard(call, () => handler(request), outcomeOf);
+      if (guarded.action === 'block') return answer(guarded.message, 'error');
+      if (guarded.action === 'skip') return answer(messageText(guarded.value) ?? guarded.message, 'success');
+      // The failure watch's warning goes at the end of what the model reads.
+      return guarded.settled.verdict === 'warn' && isMessage(guarded.value) ? answer(guarded.settled.output, 'error') : guarded.value;
     },
   };
+}
+
+/** How a call that ran ended: a ToolMessage of status `error` is a failure (LangChain's toolErrorMiddleware makes one of a throw). */
+function outcomeOf(result: unknown): ToolOutcome {
+  return { status: isMessage(result) && result.status === 'error' ? 'error' : 'ok', output: messageText(result) ?? '' };
 }
 
 /** The end of a run the guardrails stopped: each call that did not run is answered, then the reason. */

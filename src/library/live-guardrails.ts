@@ -53,9 +53,10 @@ export interface Guardrails {
   /**
    * Run one call through the guardrails: `run` is called only when the gates allow it, after every
    * call guarded before it has settled. A throw of `run` is the call's failure (counted, then thrown
-   * on); a skip gives back what the earlier identical call returned.
+   * on); a skip gives back what the earlier identical call returned. `outcome` says how a value `run`
+   * returned ended, for a tool that reports a failure in what it returns (default: `ok`, the value as text).
    */
-  guard<T>(call: GuardedCall, run: () => T | Promise<T>): Promise<GuardedRun<T>>;
+  guard<T>(call: GuardedCall, run: () => T | Promise<T>, outcome?: (value: T) => ToolOutcome): Promise<GuardedRun<T>>;
 }
 
 /** The call as the gates read it: the arguments as JSON text. */
@@ -95,7 +96,7 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
       values.clear();
       session.newTurn();
     },
-    guard<T>(call: GuardedCall, run: () => T | Promise<T>): Promise<GuardedRun<T>> {
+    guard<T>(call: GuardedCall, run: () => T | Promise<T>, outcome?: (value: T) => ToolOutcome): Promise<GuardedRun<T>> {
       const turn = queue.then(async (): Promise<GuardedRun<T>> => {
         const asked = toolCallOf(call);
         const check = session.beforeTool(asked);
@@ -112,7 +113,7 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
           throw error;
         }
         values.set(call.id, value);
-        return { action: 'ran', value, settled: session.afterTool(asked, { status: 'ok', output: outputText(value) }) };
+        return { action: 'ran', value, settled: session.afterTool(asked, outcome?.(value) ?? { status: 'ok', output: outputText(value) }) };
       });
       // The next call waits for this one to settle, whatever became of it.
       queue = turn.catch(() => undefined);
