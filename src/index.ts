@@ -36,3 +36,7 @@ export type {
   RunEvent, RunEventType, RunStartEvent, RunEndEvent, RunTotals, LlmRequestEvent, LlmChunkEvent, LlmResponseEvent, LlmErrorEvent,
   HttpExchangeEvent, HttpReply, ToolCallEvent, ToolResultEvent, DivergenceEvent, WarningEvent,
 } from './core/events.js';
+
+// The guardrails in an agent framework's own loop (docs/guardrails.md): the framework's hooks
+// driving a `createGuardrails` session. Typed structurally: none of them loads its framework.
+export { aiSdkGuardrails, type AiSdkGuardrails, type AiSdkMessage, type AiSdkStopCondition, type AiSdkToolCallOptions } from './adapters/ai-sdk.js';
