@@ -4,7 +4,7 @@
  * same read step after step, recorded through agentctl's `fetch` onto a tape file. With the adapter's
  * tools and `stopWhen`, the read runs once, its duplicate gets the first result, the third request is
  * blocked and the run stops at the 4th step (repetition) — the model calls the built-in loop makes on
- * the same script, with the decisions a GuardrailSession driven call by call makes.
+ * the same script, with the decisions a GuardrailSession driven call by call makes, on the tape.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -108,7 +108,7 @@ describe('aiSdkGuardrails: a model asking for the same read every step', () => {
     const llm = await serve(LOOP);
     const tape = join(dir, `${mode}.tape.jsonl`);
     const session = await record({ tape });
-    const guard = aiSdkGuardrails(createGuardrails());
+    const guard = aiSdkGuardrails(createGuardrails({ tape: session }));
     const { runs, tools } = readTool();
     const run = await runAgent(mode, {
       model: createOpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, fetch: session.fetch }).chat('gpt-4.1-mini'),
@@ -146,9 +146,17 @@ describe('aiSdkGuardrails: a model asking for the same read every step', () => {
     const expected = await byHand([0, 1, 2, 3].map((i) => ({ id: `call_${i}_0`, value: README })));
     expect(decisions).toEqual(expected.decisions);
 
-    // The run is on the tape: four model calls.
+    // The run is on the tape: four model calls, and every decision at the step of the model call that asked.
     const events = await tapeEvents(tape);
     expect(ofType(events, 'llm_response').map((e) => e.step)).toEqual([0, 1, 2, 3]);
+    const onTape = ofType(events, 'guardrail');
+    expect(onTape.map(({ seq: _seq, t: _t, type: _type, ...decision }) => decision)).toEqual(decisions);
+    // Each before the next model call: the model asked, the guardrails decided, then it was asked again.
+    const responses = ofType(events, 'llm_response');
+    for (const decision of onTape.filter((d) => d.callId !== undefined)) {
+      expect(responses[decision.step]!.seq).toBeLessThan(decision.seq);
+      if (decision.step < 3) expect(decision.seq).toBeLessThan(responses[decision.step + 1]!.seq);
+    }
   });
 
   it('stops where the built-in loop stops the same script: after the 4th model call, the read having run once', async () => {
