@@ -16,8 +16,10 @@ import { z } from 'zod';
 import { aiSdkGuardrails, type AiSdkToolCallOptions } from '../src/adapters/ai-sdk.js';
 import { InvalidOptionError } from '../src/core/errors.js';
 import type { RunEvent } from '../src/core/events.js';
+import type { RunMeta } from '../src/core/run-meta.js';
 import type { GuardrailDecision } from '../src/guardrails/guardrail-session.js';
 import { createGuardrails, type Guardrails, type GuardrailsOptions } from '../src/library/live-guardrails.js';
+import { analyseRun } from '../src/replay/guardrail-analysis.js';
 import { record } from '../src/library/record-replay.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
 import { decisions as loopDecisions, ofType, useLoopHarness, type WireRequest } from './support/loop-harness.js';
@@ -98,9 +100,14 @@ async function byHand(calls: readonly { id: string; value: unknown }[], options:
 }
 
 async function tapeEvents(path: string): Promise<RunEvent[]> {
-  const out: RunEvent[] = [];
-  for await (const event of (await openTapeFile(path)).events()) out.push(event);
-  return out;
+  return (await readTape(path)).events;
+}
+
+async function readTape(path: string): Promise<{ meta: RunMeta; events: RunEvent[] }> {
+  const tape = await openTapeFile(path);
+  const events: RunEvent[] = [];
+  for await (const event of tape.events()) events.push(event);
+  return { meta: tape.meta, events };
 }
 
 describe('aiSdkGuardrails: a model asking for the same read every step', () => {
@@ -182,6 +189,48 @@ describe('aiSdkGuardrails: a model asking for the same read every step', () => {
     // it first (the gates block it: identical call 4 of 3), then stopWhen stops the run.
     const adapter = interventions(guard.guardrails.decisions);
     expect(adapter.filter((d) => !(d[0] === 3 && d[4] === 'identical_call_block'))).toEqual(loopInterventions);
+  });
+});
+
+describe('aiSdkGuardrails and the analysis of a recorded run', () => {
+  /** The looping agent recorded onto a tape, with the adapter or without it (then it runs to the end of the script). */
+  async function recorded(name: string, guarded: boolean) {
+    const llm = await serve(LOOP);
+    const tape = join(dir, `${name}.tape.jsonl`);
+    const session = await record({ tape });
+    const { runs, tools } = readTool();
+    const guard = guarded ? aiSdkGuardrails(createGuardrails({ tape: session })) : null;
+    await runAgent('generateText', {
+      model: createOpenAI({ apiKey: API_KEY, baseURL: llm.baseURL, fetch: session.fetch }).chat('gpt-4.1-mini'),
+      prompt: 'What does the README say?',
+      tools: guard === null ? tools : guard.tools(tools),
+      stopWhen: guard === null ? stepCountIs(LOOP.length) : [stepCountIs(LOOP.length), guard.stopWhen],
+      maxRetries: 0,
+    });
+    await session.finish();
+    const { meta, events } = await readTape(tape);
+    return { runs, guard, analysis: analyseRun(meta, events) };
+  }
+
+  it('the analysis of the run recorded without the adapter names the stop point the adapter made live; on the adapter\'s own tape it finds none', async () => {
+    const unguarded = await recorded('unguarded', false);
+    expect(unguarded.runs).toHaveLength(LOOP.length);
+    expect(unguarded.analysis.stop).toMatchObject({ step: 2, callId: 'call_2_0', tool: 'read_file', gate: 'loop_guard', rule: 'identical_call_block', verdict: 'block' });
+    // Then the repetition stop at the 4th step, before its call (the analysis sees a step's calls at once).
+    expect(interventions(unguarded.analysis.decisions)).toEqual([
+      [1, 'call_1_0', 'replay_control', 'skip', 'duplicate_success'],
+      [2, 'call_2_0', 'loop_guard', 'block', 'identical_call_block'],
+      [3, undefined, 'repetition', 'stuck', 'repetition'],
+      [4, 'call_4_0', 'policy', 'block', 'after_stop'],
+      [5, 'call_5_0', 'policy', 'block', 'after_stop'],
+    ]);
+
+    const guarded = await recorded('guarded', true);
+    const live = guarded.guard!.guardrails.decisions.find((d) => d.verdict === 'block' || d.verdict === 'stuck');
+    expect(live).toMatchObject({ step: 2, callId: 'call_2_0', tool: 'read_file', gate: 'loop_guard', rule: 'identical_call_block', verdict: 'block' });
+    expect(live?.key).toBe(unguarded.analysis.decisions.find((d) => d.callId === 'call_2_0' && d.verdict === 'block')?.key);
+    // The adapter's tape shows every decision that stops: nothing for the analysis to add.
+    expect(guarded.analysis.stop).toBeNull();
   });
 });
 
