@@ -28,6 +28,9 @@ export type {
 // The same guardrails driven by an agent framework's own hooks: typed structurally, none of these
 // adapters loads its framework.
 export { aiSdkGuardrails, type AiSdkGuardrails, type AiSdkMessage, type AiSdkStopCondition, type AiSdkToolCallOptions } from './adapters/ai-sdk.js';
+export {
+  langchainGuardrails, type LangChainGuardrailsMiddleware, type LangChainGuardrailsOptions, type LangChainToolMessageClass,
+} from './adapters/langchain.js';
 
 // What a replay did, and where a request differed from the recorded one.
 export type { ReplayState, ReplayedCall, RequestDivergence } from './replay/replay-engine.js';

@@ -3,6 +3,8 @@
  * whose ChatOpenAI talks to a scripted model on 127.0.0.1 through agentctl's recording `fetch`, on
  * the scripts the built-in loop's own tests use — and the middleware decides what the built-in loop
  * decides on the same script, step for step and call for call, and ends the run where it ends it.
+ * The decisions go onto the recorded run (createGuardrails' `tape`); the same looping agent recorded
+ * without the middleware is analysed (analyseRun) to the same decisions.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -75,8 +77,6 @@ async function runLangChain(name: string, script: ScenarioStep[], options: RunOp
   const { config = {}, turns = ['Fix the failing test in this project.'] } = options;
   const llm = await startMockLlm(script);
   const tape = join(dir, `${name}.tape.jsonl`);
-  const decisions: GuardrailDecision[] = [];
-  const guardrails = createGuardrails({ ...config, onDecision: (d) => decisions.push(d) });
   const runs: Record<string, number> = {};
   const ran = (tool: string) => (runs[tool] = (runs[tool] ?? 0) + 1);
   const readFile = tool(
@@ -90,6 +90,9 @@ async function runLangChain(name: string, script: ScenarioStep[], options: RunOp
   const listDir = tool(() => (ran('list_dir'), 'src/'), { name: 'list_dir', description: 'List a directory', schema: z.object({ path: z.string() }) });
   try {
     const session = await record({ tape });
+    // The decisions go onto the run being recorded.
+    const decisions: GuardrailDecision[] = [];
+    const guardrails = createGuardrails({ ...config, tape: session, onDecision: (d) => decisions.push(d) });
     const model = new ChatOpenAI({ model: 'test-model', apiKey: API_KEY, maxRetries: 0, configuration: { baseURL: llm.baseURL, fetch: session.fetch } });
     const agent = createAgent({
       model,
@@ -162,8 +165,11 @@ describe('langchainGuardrails: LangChain 1.x agent middleware', () => {
     expect(builtIn.result).toMatchObject({ state: 'ERROR', reason: run.stopped?.reason });
     expect(run.decisions.map(shape)).toEqual(ofType(builtIn.events, 'guardrail').map(shape));
 
-    // The run is on the tape: the four model calls it made.
-    expect(run.events.filter((e) => e.type === 'llm_response')).toHaveLength(4);
+    // On the tape: the four model calls, and every decision at the step of the model call that asked.
+    expect(run.events.filter((e) => e.type === 'llm_response').map((e) => e.step)).toEqual([0, 1, 2, 3]);
+    expect(ofType(run.events, 'guardrail').map(shape)).toEqual(run.decisions.map(shape));
+    // The analysis of that tape finds no stop it does not already show.
+    expect(analyseRun(run.meta, run.events).stop).toBeNull();
 
     // The same agent without the guardrails loops on to its answer, reading four times; the analysis
     // of its tape makes the middleware's decisions, and its stop point is the first call the middleware
@@ -203,6 +209,7 @@ describe('langchainGuardrails: LangChain 1.x agent middleware', () => {
     const builtIn = await harness.run(script, { fixture: 'calc' });
     expect(builtIn.result).toMatchObject({ state: 'ERROR', reason: run.stopped?.reason });
     expect(run.decisions.map(shape)).toEqual(ofType(builtIn.events, 'guardrail').map(shape));
+    expect(ofType(run.events, 'guardrail').map(shape)).toEqual(run.decisions.map(shape));
   });
 
   it('a halt nudge: the halt becomes a message to the model before its next call, and the run goes on to its answer', async () => {
@@ -220,6 +227,7 @@ describe('langchainGuardrails: LangChain 1.x agent middleware', () => {
     const builtIn = await harness.run(script, { fixture: 'demo', config: { guardrails: config } });
     expect(builtIn.result.state).toBe('COMPLETED');
     expect(run.decisions.map(shape)).toEqual(ofType(builtIn.events, 'guardrail').map(shape));
+    expect(ofType(run.events, 'guardrail').map(shape)).toEqual(run.decisions.map(shape));
   });
 
   it('a new user message is a new turn: the per-turn gates start afresh, the steps count on', async () => {
