@@ -19,7 +19,18 @@ const LIMITS = ['tokenBudget', 'costLimit'] as const;
 const HINT = 'an analysis reads guardrails.* (and guardrails.tools.<name>.idempotent|mutating), limits.tokenBudget and limits.costLimit';
 
 type Json = Record<string, unknown>;
+
+/** A key an analysis reads (tool flags apart). */
+const readsKey = (key: string): boolean => key.startsWith('guardrails.') || LIMITS.some((name) => key === `limits.${name}`);
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The overrides an analysis reads, of a what-if's: ci's `--set` is a replay's, whose other keys
+ * (`model`, `limits.maxSteps`, …) change nothing the guardrails decide over a recorded run.
+ */
+export function analysisOverrides(overrides: readonly string[]): string[] {
+  return overrides.filter((override) => readsKey(override.slice(0, Math.max(0, override.indexOf('=')))));
+}
 
 /**
  * The analysis options of `overrides` (`key=value`, applied in order, over `file`: a config file's
@@ -38,7 +49,7 @@ export function analysisOptions(overrides: readonly string[], file?: unknown): A
       tools[flag[1] as string] = { ...tools[flag[1] as string], [flag[2] as 'idempotent' | 'mutating']: value === 'true' };
       continue;
     }
-    if (eq > 0 && !key.startsWith('guardrails.') && !LIMITS.some((name) => key === `limits.${name}`)) {
+    if (eq > 0 && !readsKey(key)) {
       throw new UsageError(`--set ${quotedInput(key)}: not a setting of an analysis`, { hint: HINT });
     }
     settings.push(override);
