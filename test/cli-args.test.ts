@@ -18,7 +18,7 @@ import { storeWithRuns } from './support/run-store.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 const DEMO_ID = (JSON.parse(readFileSync(DEMO, 'utf8').split('\n')[0] ?? '{}') as { run: { id: string } }).run.id;
-const COMMANDS = ['record', 'replay', 'view', 'ls', 'show', 'export', 'import', 'rm', 'diff', 'ci', 'proxy'];
+const COMMANDS = ['record', 'replay', 'view', 'ls', 'show', 'export', 'import', 'rm', 'diff', 'ci', 'analyze', 'proxy'];
 let dir: string;
 /** A store that is never created: commands that read only files must not need one. */
 let noStore: string;

@@ -11,7 +11,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOf, DEFAULT_PRICES } from '../src/agent/prices.js';
@@ -21,7 +20,7 @@ import { record } from '../src/library/record-replay.js';
 import { analyseRun, type RunAnalysis } from '../src/replay/guardrail-analysis.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
 import { startAimock, type AimockFixture } from './support/aimock.js';
-import { startMockLlm } from './support/mock-llm.js';
+import { LOOPING, SAME_LOOKUP, recordChatAgent } from './support/library-agent.js';
 import type { ScenarioStep } from './support/scenario.js';
 
 const API_KEY = 'sk-test-analysis-0123456789abcdef';
@@ -46,48 +45,12 @@ async function readTape(path: string): Promise<{ meta: RunMeta; events: RunEvent
 const notable = (analysis: RunAnalysis): string[] =>
   analysis.decisions.filter((d) => d.verdict !== 'allow' && d.verdict !== 'continue').map((d) => `${d.step} ${d.gate} ${d.verdict} ${d.rule}`);
 
-const LOOKUP = { type: 'function' as const, function: { name: 'lookup', description: 'Look a word up', parameters: { type: 'object' } } };
-
-/**
- * A Chat Completions agent on the openai SDK; its tool wrapped by recordTool. Each turn runs until an
- * answer without tool calls; with `resend`, the first request of each turn is sent twice (its first
- * answer dropped, as an agent that retries would).
- */
-async function chatAgent(steps: ScenarioStep[], turns: string[], resend = false): Promise<string> {
-  const server = await startMockLlm(steps);
+/** The chat agent of support/library-agent.ts on `steps`, recorded onto a fresh tape file. */
+async function chatAgent(steps: ScenarioStep[], turns?: string[], resend = false): Promise<string> {
   const tape = join(dir, `chat-${tapes++}.tape.jsonl`);
-  const session = await record({ tape });
-  try {
-    const client = new OpenAI({ apiKey: API_KEY, baseURL: server.baseURL, fetch: session.fetch });
-    const lookup = session.recordTool('lookup', async (args: { q: string }) => ({ word: args.q, meaning: 'a thing' }));
-    const messages: ChatCompletionMessageParam[] = [];
-    for (const turn of turns) {
-      messages.push({ role: 'user', content: turn });
-      if (resend) await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [...messages], tools: [LOOKUP] });
-      for (;;) {
-        const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [...messages], tools: [LOOKUP] });
-        const message = completion.choices[0]!.message;
-        messages.push(message);
-        if (message.tool_calls === undefined || message.tool_calls.length === 0) break;
-        for (const call of message.tool_calls) {
-          if (call.type !== 'function') continue;
-          const value = await lookup(JSON.parse(call.function.arguments) as { q: string });
-          messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(value) });
-        }
-      }
-    }
-  } finally {
-    await session.finish();
-    await server.close();
-  }
-  server.assertConsumed();
+  await recordChatAgent(tape, steps, turns, resend);
   return tape;
 }
-
-const USAGE = { prompt_tokens: 100, completion_tokens: 10 };
-const SAME_LOOKUP: ScenarioStep = { tool_calls: [{ name: 'lookup', arguments: { q: 'x' } }], usage: USAGE };
-/** The model asks for lookup(q=x) six times, one call a step, then answers. */
-const LOOPING: ScenarioStep[] = [...Array.from({ length: 6 }, () => SAME_LOOKUP), { content: 'x is a thing.', usage: { prompt_tokens: 50, completion_tokens: 5 } }];
 
 describe('a looping Chat Completions agent recorded through the library', () => {
   let looping: { meta: RunMeta; events: RunEvent[] };

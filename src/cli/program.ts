@@ -172,6 +172,18 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('analyze')
+    .description('what the guardrails would have decided over recorded runs of any agent (library, proxy, run, or the built-in loop), and where they would have stopped each')
+    .argument('[runs...]', 'tape files, directories searched for *.tape.jsonl[.gz], or runs in the store (id, id prefix or name)')
+    .usage('[options] <runs...>')
+    .option('--set <key=value>', 'a guardrails.* or limits.tokenBudget/costLimit setting, or guardrails.tools.<name>.idempotent|mutating=true|false (repeatable)', collect)
+    .option('--config <file>', 'the guardrails, limits and prices of this agent config file')
+    .action(async (runs: string[], _opts: unknown, command: Command) => {
+      const { runAnalyze } = await import('./commands/analyze.js');
+      await runAnalyze(runs, options(command));
+    });
+
+  program
     .command('proxy')
     .description('an OpenAI-compatible HTTP proxy: record an agent in any language through it, or serve it a recorded run (docs/proxy.md)')
     .option('--record <name|file>', 'record every call onto a new run with this name, or a tape file (*.jsonl[.gz], written when the proxy stops) (needs --upstream)')

@@ -4,7 +4,8 @@
  * divergence, with where it is on the tape), `exhausted` (the replay needed a model answer or a tool
  * outcome the tape does not have), `invalid` (the tape itself is bad) or `error`. Under `--set`
  * (what-if) it reports instead what the override changes: the first decision that changed, and the
- * final state, steps, tokens and cost before and after.
+ * final state, steps, tokens and cost before and after — for a run the built-in loop did not record,
+ * from an analysis of it (analysis-what-if.ts) instead of a replay.
  */
 import type { DivergenceEvent, RunEvent, RunTotals } from '../core/events.js';
 import { isAgentctlError, TapeFormatError, type ErrorCode } from '../core/errors.js';
@@ -15,6 +16,11 @@ import type { CorpusTape } from './corpus.js';
 import { describeDecision, type DecisionSummary } from './decision-change.js';
 import { replayEach, type ReplayResult, type UsersConfig } from './replay-run.js';
 import { count } from '../core/plural.js';
+import { recordedBy } from '../core/run-meta.js';
+import { analysisOverrides, analysisOptions } from './analysis-overrides.js';
+import type { AnalysisSummary } from './analysis-summary.js';
+import { analysisWhatIf } from './analysis-what-if.js';
+import type { WhatIf } from './what-if.js';
 
 export type TapeOutcome = 'pass' | 'drift' | 'exhausted' | 'invalid' | 'error' | 'changed';
 
@@ -34,16 +40,7 @@ export interface Drift {
   decision: { recorded: DecisionSummary; replayed: DecisionSummary } | null;
 }
 
-/** What a what-if (`--set`) does to one tape. */
-export interface WhatIf {
-  /** The first decision whose verdict or rule changed. */
-  firstChange: { step: number; message: string; rule: string; before: string; after: string } | null;
-  decisionChanges: number;
-  state: { before: string | null; after: string | null };
-  steps: { before: number; after: number };
-  tokens: { before: number; after: number };
-  cost: { before: number; after: number };
-}
+export type { WhatIf };
 
 export interface TapeResult {
   tape: CorpusTape;
@@ -61,6 +58,8 @@ export interface TapeResult {
   /** For `invalid`: the line of the tape file at fault, when known. */
   line?: number;
   whatIf?: WhatIf;
+  /** For a what-if over a run the built-in loop did not record: the analysis under the override (analysis-what-if.ts). */
+  analysis?: AnalysisSummary;
 }
 
 export interface CheckOptions {
@@ -93,6 +92,14 @@ export async function checkTape(tape: CorpusTape, options: CheckOptions = {}): P
     meta = file.meta;
     const name = meta.name ?? meta.task;
     const whatIf = (options.overrides?.length ?? 0) > 0;
+    if (whatIf && recordedBy(meta) !== 'cli') {
+      // Its agent is not here to replay: the what-if is an analysis of what it recorded.
+      const events: RunEvent[] = [];
+      for await (const event of file.events()) events.push(event);
+      const users = options.usersConfig?.configOverlay ?? options.usersConfig?.config;
+      const result = analysisWhatIf(meta, events, analysisOptions(analysisOverrides(options.overrides ?? []), users));
+      return done({ name, meta, outcome: result.outcome, message: result.message, whatIf: result.whatIf, analysis: result.analysis });
+    }
     let firstChange: WhatIf['firstChange'] = null;
     const result = await replayEach({
       // A batch at a time, as `agentctl replay` reads a tape file (one async step per batch, not per event).

@@ -14,6 +14,7 @@ export function jsonReport(report: CiReport): string {
     durationMs: Math.round(report.durationMs),
     totals: countResults(report),
     ...(whatIf === null ? {} : { whatIf: { ...whatIf.totals, summary: whatIf.sentence } }),
+    ...(whatIf === null || whatIf.analysis === null ? {} : { analysis: { ...whatIf.analysis.totals, summary: whatIf.analysis.sentence } }),
     results: report.results.map(resultJson),
     skipped: report.skipped.map((t) => t.relativePath),
   })}\n`;
@@ -31,6 +32,7 @@ function resultJson(result: CiResult): Record<string, unknown> {
     ...(result.code === undefined ? {} : { code: result.code }),
     ...(result.line === undefined ? {} : { line: result.line }),
     ...(result.whatIf === undefined ? {} : { whatIf: result.whatIf }),
+    ...(result.analysis === undefined ? {} : { analysis: result.analysis }),
     ...(result.update === undefined ? {} : { update: result.update }),
   };
 }

@@ -8,6 +8,7 @@ import type { CorpusTape, Shard } from '../../../replay/corpus.js';
 import { describeDecision } from '../../../replay/decision-change.js';
 import type { Drift } from '../../../replay/tape-check.js';
 import { whatIfSentence, whatIfTotals, type WhatIfTotals } from '../../../replay/what-if-summary.js';
+import { corpusSentence, corpusTotals, type CorpusTotals } from '../../../replay/analysis-summary.js';
 
 export interface CiReport {
   mode: 'check' | 'what-if';
@@ -65,10 +66,19 @@ export function closingLine(counts: CiCounts): string {
   return `${counts.passed} passed${updated}, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}`;
 }
 
-export function whatIfOf(report: CiReport): { totals: WhatIfTotals; sentence: string } | null {
+export interface WhatIfReport {
+  totals: WhatIfTotals;
+  sentence: string;
+  /** The runs the built-in loop did not record, analysed (analysis-what-if.ts): where the guardrails would have stopped them. */
+  analysis: { totals: CorpusTotals; sentence: string } | null;
+}
+
+export function whatIfOf(report: CiReport): WhatIfReport | null {
   if (report.mode !== 'what-if') return null;
   const totals = whatIfTotals(report.results);
-  return { totals, sentence: whatIfSentence(totals) };
+  const analysed = report.results.flatMap((result) => (result.analysis === undefined ? [] : [result.analysis]));
+  const corpus = analysed.length === 0 ? null : corpusTotals(analysed);
+  return { totals, sentence: whatIfSentence(totals), analysis: corpus === null ? null : { totals: corpus, sentence: corpusSentence(corpus) } };
 }
 
 /** A drift as lines for people: where (step, event, field, line) and recorded vs replayed. */

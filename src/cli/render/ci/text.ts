@@ -28,6 +28,7 @@ export function textReport(report: CiReport): string {
     for (const row of table(changed.map((r) => [r.outcome === 'changed' ? 'changed' : LABEL[r.outcome], r.tape.relativePath, clip(r.message, 140)]))) lines.push(`  ${row}`);
     if (changed.length === 0) lines.push('  no tape changes');
     lines.push(whatIf.sentence);
+    if (whatIf.analysis !== null) lines.push(`runs recorded without the built-in loop, analysed: ${whatIf.analysis.sentence}`);
   } else {
     const failed = report.results.filter((r) => isFailure(r, report.failOnChange));
     if (failed.length > 0) lines.push(`${failed.length} tape${failed.length === 1 ? '' : 's'} did not pass${shard}:`);
