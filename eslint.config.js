@@ -32,7 +32,7 @@ const fenceRule = (folder) => [
 
 export default tseslint.config(
   // compat/consumer*.ts are compiled by the compatibility suite against its own install (compat/tsconfig*.json).
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.agentctl/**', '.cache/**', 'compat/consumer.ts', 'compat/consumer-ai-sdk.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.agentctl/**', '.cache/**', 'compat/consumer*.ts'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.tsx'],
