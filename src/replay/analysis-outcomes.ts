@@ -1,0 +1,117 @@
+/**
+ * How a recorded tool call ended, for the analysis of a run: from what the tape holds, best first.
+ *
+ *  1. A `tool_result` with the call's id (the built-in loop, a live guardrail adapter), or else a
+ *     recorded `failures` decision about it: the outcome as it was.
+ *  2. A `recordTool` result (the library's tool wrapper numbers its calls itself): matched by tool
+ *     and call key, in order, after the answer that asked for the call.
+ *  3. The tool message with the call's id in a later request: the agent sent the model the result,
+ *     so the call ran. A tool message does not say whether it failed — except one folded from an
+ *     Anthropic `tool_result` marked `is_error`, which reads `[error] …` — so it counts as a success.
+ *
+ * A call the recording never ran has no outcome: one its guardrails refused (recorded `denied` with
+ * no policy of its own behind it), or one the tape shows no trace of.
+ */
+import type { LlmRequestEvent, RunEvent, ToolResultEvent } from '../core/events.js';
+import type { ToolCall } from '../core/messages.js';
+import { parseToolCall } from '../guardrails/call-key.js';
+import { RULES } from '../guardrails/rules.js';
+
+export type FoundOutcome =
+  | { kind: 'ran'; status: 'ok' | 'error' | 'timeout'; output: string; from: 'recorded' | 'messages' }
+  /** Refused by a policy of the recording's own (unknown tool, a replay's side-effect policy): a denial. */
+  | { kind: 'denied' }
+  | { kind: 'unknown' };
+
+interface ToolRun {
+  seq: number;
+  tool: string;
+  key: string;
+  result: ToolResultEvent | undefined;
+}
+
+interface ToolMessage {
+  seq: number;
+  content: string;
+  endpoint: LlmRequestEvent['endpoint'];
+}
+
+/** The `[error] ` mark the Anthropic fold gives a tool result marked is_error (llm/transport/anthropic-wire.ts). */
+const ANTHROPIC_ERROR = '[error] ';
+
+export class ToolOutcomes {
+  private readonly results = new Map<string, ToolResultEvent>();
+  private readonly failures = new Map<string, RunEvent & { type: 'guardrail' }>();
+  private readonly policyDenied = new Set<string>();
+  private readonly runs: ToolRun[] = [];
+  private readonly used = new Set<ToolRun>();
+  private readonly messages = new Map<string, ToolMessage[]>();
+
+  constructor(events: readonly RunEvent[]) {
+    const modelIds = new Set<string>();
+    for (const event of events) {
+      if (event.type === 'llm_response') for (const call of event.response.message.tool_calls ?? []) modelIds.add(call.id);
+    }
+    const runs = new Map<string, ToolRun>();
+    for (const event of events) {
+      switch (event.type) {
+        case 'tool_call':
+          if (!modelIds.has(event.callId)) {
+            const run: ToolRun = { seq: event.seq, tool: event.tool, key: event.key, result: undefined };
+            runs.set(event.callId, run);
+            this.runs.push(run);
+          }
+          break;
+        case 'tool_result': {
+          const run = runs.get(event.callId);
+          if (run !== undefined) run.result ??= event;
+          else if (!this.results.has(event.callId)) this.results.set(event.callId, event);
+          break;
+        }
+        case 'guardrail':
+          if (event.callId === undefined || event.analysis === true) break;
+          if (event.gate === 'failures') this.failures.set(event.callId, event);
+          if (event.gate === 'policy' && event.verdict === 'block' && event.rule !== RULES.afterHalt && event.rule !== RULES.afterStop) this.policyDenied.add(event.callId);
+          break;
+        case 'llm_request':
+          for (const message of event.append) {
+            if (message.role !== 'tool') continue;
+            const list = this.messages.get(message.tool_call_id) ?? [];
+            list.push({ seq: event.seq, content: message.content, endpoint: event.endpoint });
+            this.messages.set(message.tool_call_id, list);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** How `call`, asked for by the answer at `askedAt` (its seq), ended. */
+  of(call: ToolCall, askedAt: number): FoundOutcome {
+    const result = this.results.get(call.id);
+    if (result !== undefined) {
+      if (result.status !== 'denied') return { kind: 'ran', status: result.status, output: result.output, from: 'recorded' };
+      return this.policyDenied.has(call.id) ? { kind: 'denied' } : { kind: 'unknown' };
+    }
+    const failures = this.failures.get(call.id);
+    if (failures !== undefined) {
+      const ok = failures.rule === RULES.failureReset;
+      return { kind: 'ran', status: ok ? 'ok' : 'error', output: '', from: 'recorded' };
+    }
+    const key = parseToolCall(call).key;
+    const tool = call.function.name;
+    const run = this.runs.find((r) => !this.used.has(r) && r.seq > askedAt && r.tool === tool && r.key === key && r.result !== undefined);
+    if (run?.result !== undefined) {
+      this.used.add(run);
+      const status = run.result.status === 'denied' ? 'error' : run.result.status;
+      return { kind: 'ran', status, output: run.result.output, from: 'recorded' };
+    }
+    const message = this.messages.get(call.id)?.find((m) => m.seq > askedAt);
+    if (message !== undefined) {
+      const failed = message.endpoint === 'messages' && message.content.startsWith(ANTHROPIC_ERROR);
+      return { kind: 'ran', status: failed ? 'error' : 'ok', output: message.content, from: 'messages' };
+    }
+    return { kind: 'unknown' };
+  }
+}
