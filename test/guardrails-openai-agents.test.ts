@@ -12,13 +12,14 @@ import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { openaiAgentsGuardrails } from '../src/adapters/openai-agents.js';
-import type { RunEvent } from '../src/core/events.js';
+import { openaiAgentsGuardrails, type OpenAIAgentsGuardrails } from '../src/adapters/openai-agents.js';
+import type { GuardrailEvent, RunEvent } from '../src/core/events.js';
 import { GuardrailStopError, InvalidOptionError } from '../src/core/errors.js';
 import type { ToolCall } from '../src/core/messages.js';
 import { GuardrailSession, type GuardrailDecision } from '../src/guardrails/guardrail-session.js';
 import { createGuardrails } from '../src/library/live-guardrails.js';
 import { record } from '../src/library/record-replay.js';
+import { analyseRun } from '../src/replay/guardrail-analysis.js';
 import { openTapeFile } from '../src/tape/tape-file.js';
 import { startAimock, type Aimock } from './support/aimock.js';
 
@@ -31,6 +32,11 @@ const LOOPING = [{ match: { userMessage: 'Look up agentctl' }, response: { toolC
 /** A model that keeps asking for a page that cannot be fetched, told of the halt (a halt nudge names the tool) or not. */
 const FETCH = { toolCalls: [{ name: 'fetch_page', arguments: '{"url":"https://example.com"}' }] };
 const FAILING = [{ match: { userMessage: 'Fetch the page' }, response: FETCH }, { match: { userMessage: 'fetch_page' }, response: FETCH }];
+/** A model that looks up once, then answers. */
+const ONCE = [
+  { match: { userMessage: 'Look up once', hasToolResult: false }, response: { toolCalls: [{ name: 'lookup', arguments: LOOKUP_ARGS }] } },
+  { match: { userMessage: 'Look up once', hasToolResult: true }, response: { content: 'agentctl: 3 hits.' } },
+];
 
 let dir: string;
 
@@ -47,36 +53,35 @@ function runnerFor(client: OpenAI, api: 'responses' | 'chat'): Runner {
   return new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: api === 'responses' }), tracingDisabled: true });
 }
 
-/** The agent with its one lookup tool, guarded; `lookups` counts the real runs. */
-function lookupAgent(guarded: ReturnType<typeof openaiAgentsGuardrails>) {
+/** The agent with its one lookup tool, guarded (or not); `lookups` counts the real runs. */
+function lookupAgent(guarded?: OpenAIAgentsGuardrails) {
   const effects = { lookups: 0 };
+  const search = async ({ q }: { q: string }) => {
+    effects.lookups++;
+    return { q, hits: 3 };
+  };
   const lookup = tool({
     name: 'lookup',
     description: 'Look a term up',
     parameters: z.object({ q: z.string() }),
-    execute: guarded.execute(async ({ q }: { q: string }) => {
-      effects.lookups++;
-      return { q, hits: 3 };
-    }),
+    execute: guarded === undefined ? search : guarded.execute(search),
   });
   return { effects, agent: new Agent({ name: 'researcher', instructions: 'Use the tool.', model: MODEL, tools: [lookup] }) };
 }
 
-/** Run to the end (streamed or not); the result, or what the run was rejected with. */
-type Settled = { result?: unknown; error?: unknown; items: unknown[] };
-async function settle(runner: Runner, agent: Agent, task: string, options: object, stream: boolean): Promise<Settled> {
+/** Run to the end (streamed or not): what the run was rejected with, or undefined when it finished. */
+async function rejection(runner: Runner, agent: Agent, task: string, options: object, stream: boolean): Promise<unknown> {
   try {
     if (stream) {
       const streamed = await runner.run(agent, task, { ...options, stream: true });
       for await (const event of streamed) void event;
       await streamed.completed;
-      if (streamed.error !== null && streamed.error !== undefined) return { error: streamed.error, items: streamed.newItems };
-      return { items: streamed.newItems };
+    } else {
+      await runner.run(agent, task, options);
     }
-    const result = await runner.run(agent, task, options);
-    return { result, items: result.newItems };
+    return undefined;
   } catch (error) {
-    return { error, items: [] };
+    return error;
   }
 }
 
@@ -96,13 +101,13 @@ function toolOutputs(events: readonly RunEvent[]): Map<string, string> {
 }
 
 /** The engine driven as a framework adapter drives it (no startStep): the calls of each step, each ending ok. */
-function engineDecisions(steps: readonly ToolCall[][], outcome: (call: ToolCall) => 'ok' | 'error'): { decisions: GuardrailDecision[]; stop: { rule: string } | null; stopStep: number } {
+function engineDecisions(steps: readonly ToolCall[][]): { decisions: GuardrailDecision[]; stop: { rule: string } | null; stopStep: number } {
   const decisions: GuardrailDecision[] = [];
   const session = new GuardrailSession({}, { onDecision: (d) => decisions.push(d) });
   let stopStep = -1;
   for (const calls of steps) {
     for (const call of calls) {
-      if (session.beforeTool(call).action === 'allow') session.afterTool(call, { status: outcome(call), output: 'out' });
+      if (session.beforeTool(call).action === 'allow') session.afterTool(call, { status: 'ok', output: 'out' });
     }
     const step = session.step;
     if (session.endStep().action === 'stop') {
@@ -120,12 +125,12 @@ async function readTape(file: string): Promise<RunEvent[]> {
   return events;
 }
 
-const brief = (d: GuardrailDecision) => [d.step, d.gate, d.rule, d.verdict];
+const brief = (d: GuardrailDecision | GuardrailEvent) => [d.step, d.gate, d.rule, d.verdict];
 
 describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () => {
   let mock: Aimock;
   beforeAll(async () => {
-    mock = await startAimock([...LOOPING, ...FAILING]);
+    mock = await startAimock([...LOOPING, ...FAILING, ...ONCE]);
   });
   afterAll(async () => {
     await mock.close();
@@ -145,12 +150,12 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
 
     const rec = await record({ tape: file });
     const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, fetch: rec.fetch, maxRetries: 0 });
-    const outcome = await settle(runnerFor(client, api), agent, 'Look up agentctl.', guarded.runOptions(), stream);
+    const outcome = await rejection(runnerFor(client, api), agent, 'Look up agentctl.', guarded.runOptions(), stream);
     await rec.finish();
 
     // Stopped, with a typed error naming the rule and the step.
-    expect(outcome.error).toBeInstanceOf(GuardrailStopError);
-    const stop = outcome.error as GuardrailStopError;
+    expect(outcome).toBeInstanceOf(GuardrailStopError);
+    const stop = outcome as GuardrailStopError;
     expect(stop).toMatchObject({ code: 'AGENTCTL_GUARDRAIL_STOP', exitCode: 3, rule: 'repetition', step: 3 });
     expect(stop.message).toMatch(/^the guardrails stopped the run at step 3: repetition: /);
     expect(guardrails.stopped?.rule).toBe('repetition');
@@ -177,13 +182,43 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
       [3, 'loop_guard', 'identical_call_block', 'block', ids[3]],
       [3, 'repetition', 'repetition', 'stuck', null],
     ]);
-    const engine = engineDecisions(steps, () => 'ok');
+    const engine = engineDecisions(steps);
     expect(guardrails.decisions.map((d) => [...brief(d), d.callId ?? null])).toEqual(engine.decisions.map((d) => [...brief(d), d.callId ?? null]));
     expect([engine.stopStep, engine.stop?.rule]).toEqual([3, 'repetition']);
   });
 
+  it('the analysis of the same run recorded without the adapter stops it where the adapter did: step 2, the identical-call block', async () => {
+    const lookupFlags = { lookup: { idempotent: true, mutating: false } };
+    const client = (fetch?: typeof globalThis.fetch) =>
+      new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0, ...(fetch === undefined ? {} : { fetch }) });
+
+    const guardrails = createGuardrails({ tools: lookupFlags });
+    const guarded = openaiAgentsGuardrails(guardrails);
+    const live = await rejection(runnerFor(client(), 'responses'), lookupAgent(guarded).agent, 'Look up agentctl.', guarded.runOptions(), false);
+    expect(live).toBeInstanceOf(GuardrailStopError);
+
+    // The same agent, its tool not guarded: it loops until the SDK's own turn limit.
+    const file = join(dir, 'unguarded.tape.jsonl');
+    const rec = await record({ tape: file });
+    const { agent, effects } = lookupAgent();
+    const loose = await rejection(runnerFor(client(rec.fetch), 'responses'), agent, 'Look up agentctl.', { maxTurns: 6 }, false);
+    const meta = await rec.finish();
+    expect(String(loose)).toMatch(/Max turns \(6\) exceeded/);
+    expect(effects.lookups).toBe(6);
+
+    const analysis = analyseRun(meta!, await readTape(file), { config: { tools: lookupFlags } });
+    const firstStop = guardrails.decisions.find((d) => d.verdict === 'block' || d.verdict === 'stuck' || d.verdict === 'halt')!;
+    expect(analysis.stop).toMatchObject({ step: 2, rule: 'identical_call_block', verdict: 'block', tool: 'lookup' });
+    expect([analysis.stop?.step, analysis.stop?.rule, analysis.stop?.tool]).toEqual([firstStop.step, firstStop.rule, firstStop.tool]);
+    // Up to the stop point, decision for decision (the order within a step aside: the analysis checks a
+    // repeated step before its calls run, the adapter after).
+    const upTo = (ds: readonly GuardrailDecision[] | readonly GuardrailEvent[]) => ds.filter((d) => d.step <= 2).map((d) => brief(d).join(' ')).sort();
+    expect(upTo(analysis.decisions)).toEqual(upTo(guardrails.decisions));
+    expect(analysis.saved.steps).toBe(3);
+  });
+
   /** An agent whose one tool always throws; `fetches` counts its runs. */
-  function failingAgent(guarded: ReturnType<typeof openaiAgentsGuardrails>) {
+  function failingAgent(guarded: OpenAIAgentsGuardrails) {
     const effects = { fetches: 0 };
     const fetchPage = tool({
       name: 'fetch_page',
@@ -224,10 +259,10 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     const { agent, effects } = failingAgent(guarded);
     const rec = await record({ tape: file });
     const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, fetch: rec.fetch, maxRetries: 0 });
-    const outcome = await settle(runnerFor(client, 'chat'), agent, 'Fetch the page.', guarded.runOptions(), false);
+    const outcome = await rejection(runnerFor(client, 'chat'), agent, 'Fetch the page.', guarded.runOptions(), false);
     await rec.finish();
 
-    expect(outcome.error).toMatchObject({ rule: 'consecutive_failures_halt', step: 3 });
+    expect(outcome).toMatchObject({ rule: 'consecutive_failures_halt', step: 3 });
     expect(effects.fetches).toBe(4);
     const requests = (await readTape(file)).flatMap((e) => (e.type === 'llm_request' ? [e] : []));
     expect(requests).toHaveLength(4);
@@ -236,16 +271,36 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     expect(guardrails.decisions.filter((d) => d.verdict === 'halt').map((d) => d.step)).toEqual([1, 3]);
   });
 
+  it('each runOptions() is a new turn (the dedup gate starts afresh); the same options again are the same turn; steps count on', async () => {
+    const guardrails = createGuardrails({ tools: { lookup: { idempotent: true, mutating: false } } });
+    const guarded = openaiAgentsGuardrails(guardrails);
+    const { agent, effects } = lookupAgent(guarded);
+    const runner = runnerFor(new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 }), 'chat');
+    const first = await runner.run(agent, 'Look up once.', guarded.runOptions());
+    const second = guarded.runOptions();
+    await runner.run(agent, 'Look up once.', second);
+    const resumed = await runner.run(agent, 'Look up once.', second);
+    expect([first.finalOutput, resumed.finalOutput]).toEqual(['agentctl: 3 hits.', 'agentctl: 3 hits.']);
+    expect(effects.lookups).toBe(2);
+    const dedup = guardrails.decisions.filter((d) => d.gate === 'replay_control');
+    expect(dedup.map((d) => [d.step, d.rule, d.verdict])).toEqual([
+      [0, 'first_call', 'allow'],
+      [2, 'first_call', 'allow'],
+      [4, 'duplicate_success', 'skip'],
+    ]);
+    expect(guardrails.stopped).toBeNull();
+  });
+
   it('a run after the stop is refused before its first model call', async () => {
     const guardrails = createGuardrails({ maxRepeatedToolSteps: 1, tools: { lookup: { idempotent: true, mutating: false } } });
     const guarded = openaiAgentsGuardrails(guardrails);
     const { agent } = lookupAgent(guarded);
     const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 });
-    const first = await settle(runnerFor(client, 'chat'), agent, 'Look up agentctl.', guarded.runOptions(), false);
-    expect(first.error).toMatchObject({ rule: 'repetition', step: 1 });
+    const first = await rejection(runnerFor(client, 'chat'), agent, 'Look up agentctl.', guarded.runOptions(), false);
+    expect(first).toMatchObject({ rule: 'repetition', step: 1 });
     const before = mock.requestCount();
-    const again = await settle(runnerFor(client, 'chat'), agent, 'Look up agentctl.', guarded.runOptions(), false);
-    expect(again.error).toMatchObject({ rule: 'repetition', step: 1 });
+    const again = await rejection(runnerFor(client, 'chat'), agent, 'Look up agentctl.', guarded.runOptions(), false);
+    expect(again).toMatchObject({ rule: 'repetition', step: 1 });
     expect(mock.requestCount()).toBe(before);
   });
 
@@ -253,9 +308,9 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     const guarded = openaiAgentsGuardrails(createGuardrails());
     const { agent, effects } = lookupAgent(guarded);
     const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 });
-    const outcome = await settle(runnerFor(client, 'chat'), agent, 'Look up agentctl.', { maxTurns: 2 }, false);
+    const outcome = await rejection(runnerFor(client, 'chat'), agent, 'Look up agentctl.', { maxTurns: 2 }, false);
     expect(effects.lookups).toBe(0);
-    expect(String(outcome.error)).toMatch(/Max turns/);
+    expect(String(outcome)).toMatch(/Max turns/);
     await expect(guarded.execute(() => 1)({})).rejects.toBeInstanceOf(InvalidOptionError);
   });
 });
