@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool, type CallModelInputFilterArgs } from '@openai/agents';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -277,11 +277,20 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     const { agent, effects } = lookupAgent(guarded);
     const runner = runnerFor(new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, maxRetries: 0 }), 'chat');
     const first = await runner.run(agent, 'Look up once.', guarded.runOptions());
-    const second = guarded.runOptions();
+    // Options of the caller's own are kept, its filter run after the guardrails'.
+    const filtered: number[] = [];
+    const second = guarded.runOptions({
+      maxTurns: 5,
+      callModelInputFilter: async ({ modelData }: CallModelInputFilterArgs) => {
+        filtered.push(modelData.input.length);
+        return modelData;
+      },
+    });
     await runner.run(agent, 'Look up once.', second);
     const resumed = await runner.run(agent, 'Look up once.', second);
     expect([first.finalOutput, resumed.finalOutput]).toEqual(['agentctl: 3 hits.', 'agentctl: 3 hits.']);
     expect(effects.lookups).toBe(2);
+    expect(filtered).toHaveLength(4);
     const dedup = guardrails.decisions.filter((d) => d.gate === 'replay_control');
     expect(dedup.map((d) => [d.step, d.rule, d.verdict])).toEqual([
       [0, 'first_call', 'allow'],
