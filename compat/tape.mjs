@@ -6,8 +6,12 @@
  * effects are served from the tape on replay, not run again), and `finish()`; a replay also says
  * what it served (`served()`) and whether it reproduced the tape (`assertReproduced()`).
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { record, recordOpenAI, replay, replayOpenAI } from 'agentctl';
+import { createGuardrails, record, recordOpenAI, replay, replayOpenAI } from 'agentctl';
+
+/** The guardrails' framework adapters, as each framework's test puts them in its agent. */
+export { aiSdkGuardrails } from 'agentctl';
 
 /** The tape file of test `name`. */
 export function tapeOf(dir, name) {
@@ -22,6 +26,25 @@ export async function recordSession(dir, name) {
     recordTool: (tool, fn, policy) => session.recordTool(tool, fn, policy),
     finish: async () => void (await session.finish()),
   };
+}
+
+/**
+ * Record a session with the guardrails on it (createGuardrails with `settings`): the calls made
+ * through `fetch` and the guardrails' decisions go onto the tape.
+ */
+export async function recordGuardedSession(dir, name, settings = {}) {
+  const session = await record({ tape: tapeOf(dir, name), task: name });
+  return {
+    fetch: session.fetch,
+    guardrails: createGuardrails({ ...settings, tape: session }),
+    finish: async () => void (await session.finish()),
+  };
+}
+
+/** The events on the tape of test `name`, as its lines hold them (the header line left out). */
+export async function tapeEvents(dir, name) {
+  const lines = (await readFile(tapeOf(dir, name), 'utf8')).split('\n').filter((line) => line !== '');
+  return lines.slice(1).map((line) => JSON.parse(line));
 }
 
 /** Replay a recorded session, strictly (a request the tape has no match for is refused) and offline. */

@@ -1,7 +1,8 @@
 /**
  * The agentctl library API: `import { … } from 'agentctl'` — what an agent developer's program or
  * test suite uses to record and replay its own agent: the recording and replaying sessions, the
- * `openai` SDK conveniences, recorded tools, the error classes, and the types of what a tape holds.
+ * `openai` SDK conveniences, recorded tools, the guardrails for its own loop, the error classes, and
+ * the types of what a tape holds.
  * The built-in agent, the guardrail engine and the store have subpaths of their own
  * (`agentctl/agent`, `agentctl/guardrails`, `agentctl/tape`: src/entry/). docs/library.md lists
  * every export of each (test/public-api.test.ts holds it to that). All of it is covered by semver.
@@ -18,7 +19,18 @@ export { ToolNotReplayedError, type ToolFunction, type ToolPolicy } from './libr
 export type { FetchLike } from './library/fetch-like.js';
 export type { FinishOptions } from './library/recording-session.js';
 
-// The guardrails in a framework's agent: adapters over createGuardrails (docs/guardrails.md, "Any agent").
+// The guardrails in any agent's own loop (docs/guardrails.md, "Any agent: the guardrails live"):
+// the built-in loop's rules and `guardrails.*` settings, their decisions recorded onto the tape.
+export { createGuardrails, type Guardrails, type GuardrailsOptions, type GuardedCall, type GuardedRun } from './library/live-guardrails.js';
+export type {
+  GuardrailDecision, GuardrailsConfig, ResolvedGuardrailsConfig, ToolFlags, StepCheck, ToolCheck, ToolSettled, ToolOutcome,
+} from './guardrails/guardrail-session.js';
+// The same guardrails driven by an agent framework's own hooks: typed structurally, none of these
+// adapters loads its framework.
+export { aiSdkGuardrails, type AiSdkGuardrails, type AiSdkMessage, type AiSdkStopCondition, type AiSdkToolCallOptions } from './adapters/ai-sdk.js';
+export {
+  langchainGuardrails, type LangChainGuardrailsMiddleware, type LangChainGuardrailsOptions, type LangChainToolMessageClass,
+} from './adapters/langchain.js';
 export { openaiAgentsGuardrails, type OpenAIAgentsGuardrails } from './adapters/openai-agents.js';
 
 // What a replay did, and where a request differed from the recorded one.
@@ -37,5 +49,5 @@ export {
 export type { RunMeta } from './core/run-meta.js';
 export type {
   RunEvent, RunEventType, RunStartEvent, RunEndEvent, RunTotals, LlmRequestEvent, LlmChunkEvent, LlmResponseEvent, LlmErrorEvent,
-  HttpExchangeEvent, HttpReply, ToolCallEvent, ToolResultEvent, DivergenceEvent, WarningEvent,
+  HttpExchangeEvent, HttpReply, ToolCallEvent, ToolResultEvent, GuardrailEvent, DivergenceEvent, WarningEvent,
 } from './core/events.js';

@@ -65,7 +65,7 @@ describe('agentctl store commands', () => {
     const text = await runCli(['show', runId.slice(0, 22), '--store', store]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/events\s+4/);
-    expect(text.stdout).toMatch(/guardrails\s+skip 1/);
+    expect(text.stdout).toMatch(/guardrails\s+1 skip$/m);
     const json = await runCli(['show', 'demo', '--json', '--store', store]);
     expect(JSON.parse(json.stdout)).toMatchObject({ run: { id: runId }, events: 4, verdicts: { skip: 1 } });
   });

@@ -19,6 +19,7 @@ import { openTapeFile } from '../src/tape/tape-file.js';
 import { BIN, runCli, runProgram } from './support/cli.js';
 import { startMockLlm, type MockLlm } from './support/mock-llm.js';
 import { loadScenario } from './support/scenario.js';
+import { recordLoopingAgent } from './support/looping-agent.js';
 import { COLUMNS, openTerminal, PROMPT, ROWS, sh, type Screen, type Terminal } from './support/tmux.js';
 import { acceptClipboard, clipboard, mouseModes, resize, sendRaw, sendTogether, wheel } from './support/tmux-input.js';
 import { inverseRuns, styledLines } from './support/tmux-styled.js';
@@ -508,6 +509,39 @@ describe('keys as people type them (tmux, 80×24)', () => {
     const name = /\.\/(agentctl-step-\w+-3\.txt)$/.exec(footer(wrote))?.[1];
     expect(name).toBeDefined();
     expect(await readFile(join(work, name as string), 'utf8')).toBe(copied);
+  });
+});
+
+describe('a run recorded without the guardrails, viewed with their analysis (tmux, 80×24)', () => {
+  it('the first screen says where they would have stopped it; the rows mark the analysed verdicts with ?', async () => {
+    const tape = join(await tempDir('analysed'), 'looping.tape.jsonl');
+    await recordLoopingAgent(tape);
+    const term = await terminal();
+    const line = command(['view', tape]);
+    await term.type(line);
+    const first = await term.waitFor((s) => uiUp(s) && (s.lines[3] ?? '').startsWith('analysis: ') && timeline(s).length === 5, 'the analysed run in the UI');
+    expect(first.lines[3]).toMatch(/^analysis: would have been stopped at step 2 by identical_call_block\b/);
+    expect(first.lines[0]).toMatch(/^agentctl VIEWING run \w{10} of /);
+    expect(timeline(first).map((r) => r.text.replace(/\s+/g, ' '))).toEqual([
+      'lookup q=port ?✓',
+      'lookup q=port ?⊘',
+      'lookup q=port ?✗',
+      'lookup q=port ?∞',
+      '“port 8080”',
+    ]);
+    expect(selected(first)?.step).toBe(0);
+    // The detail says what the analysed decisions are before the first of them.
+    expect(detail(first).replace(/\s+/g, ' ')).toContain('analysis: what the guardrails would have decided — the run did not run them');
+
+    // Step 2 opens on the block, marked as analysis.
+    await term.press('j', 'j');
+    const step2 = await term.waitFor((s) => selected(s)?.step === 2, 'j j to select step 2');
+    expect(detail(step2).replace(/\s+/g, ' ')).toContain('? ✗ block loop_guard/identical_call_block lookup identical call 3 of 3: blocked');
+
+    await term.press('q');
+    await term.waitForPrompt();
+    expect((await printedAfterUi(term, line)).join('\n')).toMatch(/: COMPLETED, 5 steps, 12 events; analysis: would have been stopped at step 2 by identical_call_block$/);
+    expect(await term.exitCode()).toBe(0);
   });
 });
 

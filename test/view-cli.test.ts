@@ -14,6 +14,7 @@ import { recordOpenAI } from '../src/library/record-openai.js';
 import { BIN, runCli } from './support/cli.js';
 import { traced } from './support/traced.js';
 import { startMockLlm } from './support/mock-llm.js';
+import { recordLoopingAgent } from './support/looping-agent.js';
 
 const DEMO = fileURLToPath(new URL('../tapes/demo-loop.tape.jsonl', import.meta.url));
 /** The demo run's id, from its header (re-recording the golden tapes gives it a new one). */
@@ -135,5 +136,85 @@ describe('the terminal UI is only for terminals', () => {
     // The CLI bundle has them in one file of its own, which the trace sees too.
     const bundled = await traced(TRACE, ['--input-type=module', '-e', `await import(${JSON.stringify(fileURLToPath(new URL('../dist/cli-bundle/packages.mjs', import.meta.url)))})`], {});
     expect(bundled.stderr).toContain('UI-MODULE-LOADED packages');
+  });
+});
+
+describe('a run recorded without the guardrails is shown with their analysis', () => {
+  let tape: string;
+
+  beforeAll(async () => {
+    tape = join(dir, 'looping.tape.jsonl');
+    await recordLoopingAgent(tape);
+  });
+
+  it('view: every analysed decision marked as analysis, under the answer it is about; the closing line names the stop point', async () => {
+    const result = await runCli(['view', tape, '--no-tui']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    const block = lines.indexOf('[2]   analysis · ✗ block loop_guard/identical_call_block lookup: identical call 3 of 3: blocked');
+    expect(block).toBeGreaterThan(0);
+    // After the answer that asked for the call, among the step's other analysed decisions.
+    const answer = lines.findIndex((line) => line.startsWith('[2] ← assistant + 1 tool call'));
+    expect(answer).toBeGreaterThan(0);
+    expect(answer).toBeLessThan(block);
+    expect(lines.slice(answer + 1, block).every((line) => line.startsWith('[2]   analysis · '))).toBe(true);
+    expect(lines).toContain('[1]   analysis · ⊘ skip replay_control/duplicate_success lookup: duplicate of the identical call that succeeded at step 0 (call call_0_0)');
+    const decisions = lines.filter((line) => /^\[\d\] {3}(analysis · )?\S+ \w+ \w+\/\w+/.test(line));
+    expect(decisions.length).toBeGreaterThan(5);
+    expect(decisions.every((line) => line.includes('analysis · '))).toBe(true);
+    const closing = /^record run \w{26}: COMPLETED, 5 steps, 12 events; analysis: would have been stopped at step 2 by identical_call_block$/;
+    expect(lines.at(-1)).toMatch(closing);
+  });
+
+  it('view --json: the analysed decisions among the events with "analysis": true, the stop point in the summary', async () => {
+    const result = await runCli(['view', tape, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const analysed = lines.filter((line) => line.type === 'guardrail');
+    expect(analysed.length).toBeGreaterThan(5);
+    for (const line of analysed) expect(line).toMatchObject({ analysis: true });
+    expect(lines.filter((line) => line.type !== 'guardrail' && line.type !== 'summary')).toHaveLength(12);
+    const block = lines.findIndex((line) => line.rule === 'identical_call_block');
+    expect(lines[block]).toMatchObject({ type: 'guardrail', seq: 6, step: 2, gate: 'loop_guard', verdict: 'block', tool: 'lookup', callId: 'call_2_0', analysis: true });
+    // Each decision's seq is the recorded answer's it follows.
+    const answer = lines.findLast((line, i) => i < block && line.type !== 'guardrail');
+    expect(answer).toMatchObject({ type: 'llm_response', seq: 6 });
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', state: 'COMPLETED', exitCode: 0, analysis: { stop: { step: 2, seq: 6, rule: 'identical_call_block', verdict: 'block', tool: 'lookup' } } });
+  });
+
+  it('show: the verdicts of the analysis counted apart, with the stop point; --json: under "analysis"', async () => {
+    const result = await runCli(['show', tape]);
+    expect(result.code, result.stderr).toBe(0);
+    const row = result.stdout.split('\n').find((line) => line.startsWith('guardrails'));
+    const counted = /^guardrails \(analysis\) {2}(\d+ (allow|continue|skip|block|stuck)( · |))+ — would have been stopped at step 2 by \w+$/;
+    expect(row).toMatch(counted);
+    expect(row).toContain('1 skip · 1 block');
+    expect(row).toMatch(/ by identical_call_block$/);
+    const json = JSON.parse((await runCli(['show', tape, '--json'])).stdout) as Record<string, unknown>;
+    expect(json.verdicts).toEqual({});
+    expect(json.analysis).toMatchObject({ verdicts: { skip: 1, block: 1 }, stop: { step: 2, rule: 'identical_call_block' } });
+  });
+
+  it('a run of the built-in loop shows its recorded decisions, and no analysis', async () => {
+    const view = await runCli(['view', DEMO, '--json']);
+    expect(view.stdout).not.toContain('"analysis"');
+    const show = JSON.parse((await runCli(['show', DEMO, '--json'])).stdout) as Record<string, unknown>;
+    expect(show.analysis).toBeNull();
+    expect((await runCli(['show', DEMO])).stdout).toMatch(/^guardrails +6 continue · 9 allow · 1 skip · 1 block · 1 stuck$/m);
+  });
+
+  it('a tape that holds a decision marked as analysis is refused: exit 9, one line naming the file and line', async () => {
+    const lying = join(dir, 'lying.tape.jsonl');
+    const lines = (await readFile(DEMO, 'utf8')).trimEnd().split('\n');
+    const at = lines.findIndex((line) => line.includes('"rule":"identical_call_block"'));
+    lines[at] = JSON.stringify({ ...(JSON.parse(lines[at] as string) as object), analysis: true });
+    await writeFile(lying, `${lines.join('\n')}\n`);
+    for (const args of [['view', lying], ['show', lying]]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(9);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `agentctl: ${lying}:${at + 1}: a guardrail decision marked as analysis: a tape records what happened, never what the guardrails would have decided`,
+      ]);
+    }
   });
 });

@@ -90,7 +90,12 @@ export async function openDisplay(kind: DisplayKind, options: GlobalOptions, con
       },
       finish: async (summary, report) => {
         const lines = (report ?? [summaryLine(summary)]).map((line) => redact.text(line));
-        tui.end({ exitCode: summary.exitCode, ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }), report: lines });
+        tui.end({
+          exitCode: summary.exitCode,
+          ...(summary.verdict === undefined ? {} : { verdict: summary.verdict }),
+          ...(summary.analysis === undefined ? {} : { analysis: summary.analysis }),
+          report: lines,
+        });
         await tui.closed;
         for (const line of lines) out(line);
       },

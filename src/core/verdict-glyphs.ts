@@ -16,6 +16,12 @@ export const VERDICT_GLYPHS: Readonly<Record<Verdict, string>> = {
   recover: '↻',
 };
 
+/**
+ * Marks what follows it as analysis: what the guardrails would have decided over a run recorded
+ * without them (the terminal UI's timeline and detail), never what happened.
+ */
+export const ANALYSIS_GLYPH = '?';
+
 /** Glyphs for a replay that departs from its tape: unexpected, or explained by a patch or what-if. */
 export const DIVERGENCE_GLYPHS = { unexpected: '≠', expected: '≈' } as const;
 

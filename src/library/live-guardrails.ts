@@ -6,12 +6,17 @@
  * at once gets the decisions a recorded run's analysis and the built-in loop make, which take the
  * calls in order.
  */
+import { InvalidOptionError } from '../core/errors.js';
 import type { ToolCall } from '../core/messages.js';
+import type { Redactor } from '../core/redact.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import {
   GuardrailSession, type GuardrailDecision, type GuardrailsConfig, type ResolvedGuardrailsConfig, type StepCheck, type ToolCheck,
   type ToolOutcome, type ToolSettled,
 } from '../guardrails/guardrail-session.js';
+import { DecisionWriter } from './decision-writer.js';
+import { internalsOf, type SessionInternals } from './session-internals.js';
+import type { TapeSession } from './tape-options.js';
 
 /** A tool call as an agent has it: `arguments` as the model's JSON text, or already parsed. */
 export interface GuardedCall {
@@ -24,6 +29,13 @@ export interface GuardedCall {
 export interface GuardrailsOptions extends GuardrailsConfig {
   /** Told of every decision as it is made. */
   onDecision?: (decision: GuardrailDecision) => void;
+  /**
+   * The session the agent is recorded with (what record(), withTape() or recordOpenAI() gave). When it
+   * records, every decision is written onto its run as a `guardrail` event, at the step of the model
+   * call that asked for the call; the calls are judged as the tape keeps them (redacted), and
+   * startStep numbers its step by the run's model calls. A replay writes nothing.
+   */
+  tape?: Omit<TapeSession, 'fetch'>;
 }
 
 /** What `guard` did with a call. */
@@ -42,7 +54,10 @@ export interface Guardrails {
   readonly stopped: { rule: string; reason: string } | null;
   /** The step the next decisions belong to. */
   readonly step: number;
-  /** The repetition check of a step whose calls are known before they run; `stop`: do not run them. */
+  /**
+   * The repetition check of a step whose calls are known before they run; `stop`: do not run them.
+   * With a `tape` that records, the step is numbered by the run's model calls (the one that asked).
+   */
   startStep(calls: readonly GuardedCall[]): StepCheck;
   beforeTool(call: GuardedCall): ToolCheck;
   afterTool(call: GuardedCall, outcome: ToolOutcome): ToolSettled;
@@ -52,10 +67,12 @@ export interface Guardrails {
   newTurn(): void;
   /**
    * Run one call through the guardrails: `run` is called only when the gates allow it, after every
-   * call guarded before it has settled. A throw of `run` is the call's failure (counted, then thrown
-   * on); a skip gives back what the earlier identical call returned.
+   * call guarded before it has settled (and, with a `tape` that records, once the decisions about it
+   * are written). A throw of `run` is the call's failure (counted, then thrown on); a skip gives back
+   * what the earlier identical call returned. `outcome` says how a value `run` returned ended, for a
+   * tool that reports a failure in what it returns (default: `ok`, the value as text).
    */
-  guard<T>(call: GuardedCall, run: () => T | Promise<T>): Promise<GuardedRun<T>>;
+  guard<T>(call: GuardedCall, run: () => T | Promise<T>, outcome?: (value: T) => ToolOutcome): Promise<GuardedRun<T>>;
 }
 
 /** The call as the gates read it: the arguments as JSON text. */
@@ -64,13 +81,30 @@ export function toolCallOf(call: GuardedCall): ToolCall {
   return { id: call.id, type: 'function', function: { name: call.name, arguments: text } };
 }
 
+/** The session's internals; a `tape` agentctl did not make (a copy of a session) is refused, not ignored. */
+function tapeInternals(tape: GuardrailsOptions['tape']): SessionInternals | undefined {
+  if (tape === undefined) return undefined;
+  const inner = typeof tape === 'object' && tape !== null ? internalsOf(tape) : undefined;
+  if (inner !== undefined) return inner;
+  throw new InvalidOptionError('createGuardrails: `tape` is not a session agentctl opened', {
+    hint: 'pass what record(), replay(), withTape() or recordOpenAI() gave, itself: a copy of it does not record',
+  });
+}
+
 /** The guardrails of one run, configured with the `guardrails.*` settings (docs/guardrails.md, "Settings"). */
 export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
   const decisions: GuardrailDecision[] = [];
-  const { onDecision, ...config } = options;
+  const { onDecision, tape, ...config } = options;
+  const inner = tapeInternals(tape);
+  const recording = inner?.recording;
+  const writer = recording === undefined ? undefined : new DecisionWriter(recording);
+  // The calls as the tape keeps them, so the keys and texts of the decisions are the recording's.
+  const redact: Redactor | undefined = inner?.redact;
+  const judged = (call: GuardedCall): ToolCall => (redact === undefined ? toolCallOf(call) : redact(toolCallOf(call)));
   const session = new GuardrailSession(config, {
     onDecision: (decision) => {
       decisions.push(decision);
+      writer?.write(decision);
       onDecision?.(decision);
     },
   });
@@ -87,18 +121,20 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
     get step() {
       return session.step;
     },
-    startStep: (calls) => session.startStep(calls.map(toolCallOf)),
-    beforeTool: (call) => session.beforeTool(toolCallOf(call)),
-    afterTool: (call, outcome) => session.afterTool(toolCallOf(call), outcome),
+    startStep: (calls) => session.startStep(calls.map(judged), recording?.currentStep),
+    beforeTool: (call) => session.beforeTool(judged(call)),
+    afterTool: (call, outcome) => session.afterTool(judged(call), outcome),
     endStep: () => session.endStep(),
     newTurn: () => {
       values.clear();
       session.newTurn();
     },
-    guard<T>(call: GuardedCall, run: () => T | Promise<T>): Promise<GuardedRun<T>> {
+    guard<T>(call: GuardedCall, run: () => T | Promise<T>, outcome?: (value: T) => ToolOutcome): Promise<GuardedRun<T>> {
       const turn = queue.then(async (): Promise<GuardedRun<T>> => {
-        const asked = toolCallOf(call);
+        const asked = judged(call);
         const check = session.beforeTool(asked);
+        // On the tape before the tool runs; a write that failed stops here, before any side effect.
+        await writer?.written();
         if (check.action === 'block') return { action: 'block', message: check.message };
         if (check.action === 'skip') {
           const earlier = check.earlier.callId === undefined ? undefined : values.get(check.earlier.callId);
@@ -109,10 +145,14 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
           value = await run();
         } catch (error) {
           session.afterTool(asked, { status: 'error', output: error instanceof Error ? error.message : String(error) });
+          // The tool's error is the one to see; a write that failed is the session's finish() to report.
+          await writer?.written().catch(() => undefined);
           throw error;
         }
         values.set(call.id, value);
-        return { action: 'ran', value, settled: session.afterTool(asked, { status: 'ok', output: outputText(value) }) };
+        const settled = session.afterTool(asked, outcome?.(value) ?? { status: 'ok', output: outputText(value) });
+        await writer?.written();
+        return { action: 'ran', value, settled };
       });
       // The next call waits for this one to settle, whatever became of it.
       queue = turn.catch(() => undefined);

@@ -11,6 +11,7 @@
  */
 import type { FetchLike } from './fetch-like.js';
 import type { TapeOptions, TapeSession } from './tape-options.js';
+import { internalsOf, withInternals } from './session-internals.js';
 import { openTapeSession } from './tape-session.js';
 import type { TapeMode } from '../core/tape-modes.js';
 
@@ -45,5 +46,8 @@ async function onTape<C extends OpenAIClientLike>(client: C, options: TapeOption
   );
   const { fetch, ...members } = session;
   // `replay` is a live view: read through, not copied.
-  return Object.assign(client.withOptions({ fetch }) as C, members);
+  const wrapped = Object.assign(client.withOptions({ fetch }) as C, members);
+  // The client stands for the session wherever one is taken (createGuardrails' `tape`).
+  const inner = internalsOf(session);
+  return inner === undefined ? wrapped : withInternals(wrapped, inner);
 }

@@ -59,6 +59,10 @@ export class RecordingSession {
   private ending = false;
   /** Calls that are ending (a stream the client stopped reading): finish() waits for them. */
   private readonly windingUp = new Set<Promise<void>>();
+  /** Writes of callers that cannot wait for them (writeDetached), until they settle. */
+  private readonly detached = new Set<Promise<void>>();
+  /** The first of those that failed: finish() fails with it. */
+  private detachedFailure: { error: unknown } | undefined;
   /** Chunks of streams under way, by iteration and attempt. */
   private readonly streams = new Map<string, RunEventInput[]>();
   /** The highest step of any event written (run_end goes there). */
@@ -174,6 +178,25 @@ export class RecordingSession {
   }
 
   /**
+   * Write an event for a caller that cannot wait for it (a synchronous one: the guardrails' decisions),
+   * in its place among the others; the run is created if it was not. A failure rejects the promise
+   * returned and is finish()'s to throw, so the run never ends looking whole without it.
+   */
+  writeDetached(event: RunEventInput): Promise<void> {
+    this.start({ model: 'unknown' }).catch(() => undefined);
+    const done = this.write(event);
+    const settled = done.then(
+      () => undefined,
+      (error: unknown) => {
+        this.detachedFailure ??= { error };
+      },
+    );
+    this.detached.add(settled);
+    void settled.then(() => this.detached.delete(settled));
+    return done;
+  }
+
+  /**
    * Stamp and write events one after another, after everything before them. `afterIo`: only once
    * the event loop has turned, so the I/O the caller starts next (a call upstream) goes out before
    * this write's work is done; the event keeps its place in the run all the same.
@@ -203,6 +226,8 @@ export class RecordingSession {
       try {
         await this.start({ model: 'unknown' });
         await Promise.all([...this.windingUp]);
+        await Promise.all([...this.detached]);
+        if (this.detachedFailure !== undefined) throw this.detachedFailure.error;
         await this.flushStreams();
         this.ending = true;
         const state = end.state ?? 'COMPLETED';

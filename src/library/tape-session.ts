@@ -24,6 +24,7 @@ import { recordingFetch } from './recording-fetch.js';
 import { RecordingSession } from './recording-session.js';
 import { replayingFetch } from './replaying-fetch.js';
 import { notReproduced } from './reproduced.js';
+import { withInternals } from './session-internals.js';
 import type { TapeOptions, TapeSession } from './tape-options.js';
 import { checkTape, findTape, loadTape, recordTarget, tapeLabel, type LoadedTape, type TapeRef } from './tape-target.js';
 import { upstreamFetch } from './upstream-fetch.js';
@@ -48,12 +49,12 @@ export async function openTapeSession(options: TapeOptions, context: SessionCont
   const mode = context.environment === false ? checkMode(asked, 'mode') : effectiveMode(asked);
   const redact = keyRedactor(options.redact ?? [], context.apiKey);
   const label = tapeLabel(tape);
-  if (mode === 'passthrough') return passthrough(options, label);
+  if (mode === 'passthrough') return withInternals(passthrough(options, label), { redact });
   if (mode === 'record') return recording(options, context, tape, redact, label, undefined);
   const found = mode === 'replay' ? await loadTape(tape) : await findTape(tape);
   if (found === undefined) return recording(options, context, tape, redact, label, undefined);
   if (mode === 'new-episodes') return recording(options, context, tape, redact, label, found);
-  return replaying(options, found, redact, label);
+  return withInternals(replaying(options, found, redact, label), { redact });
 }
 
 /** A replay: served from the tape, nothing recorded. */
@@ -115,7 +116,7 @@ async function recording(
   }
   const recorded = recordingFetch(session, redact, upstream === undefined ? {} : { fetch: upstream });
   let finished: Promise<RunMeta> | undefined;
-  return {
+  return withInternals({
     fetch: learning(redact, recorded),
     mode: from === undefined ? 'record' : 'new-episodes',
     tape: label,
@@ -137,7 +138,7 @@ async function recording(
       return finished;
     },
     assertReproduced: () => undefined,
-  };
+  }, { recording: session, redact });
 }
 
 /** Live, nothing recorded or served. */

@@ -4,7 +4,8 @@
  *  1. A `tool_result` with the call's id (the built-in loop, a live guardrail adapter), or else a
  *     recorded `failures` decision about it: the outcome as it was.
  *  2. A `recordTool` result (the library's tool wrapper numbers its calls itself): matched by tool
- *     and call key, in order, after the answer that asked for the call.
+ *     and call key, in order, among the tools run between the answer that asked for the call and the
+ *     next model request (an answer the agent dropped had none of its calls run).
  *  3. The tool message with the call's id in a later request: the agent sent the model the result,
  *     so the call ran. A tool message does not say whether it failed — except one folded from an
  *     Anthropic `tool_result` marked `is_error`, which reads `[error] …` — so it counts as a success.
@@ -46,6 +47,8 @@ export class ToolOutcomes {
   private readonly runs: ToolRun[] = [];
   private readonly used = new Set<ToolRun>();
   private readonly messages = new Map<string, ToolMessage[]>();
+  /** The seq of every model request, in order. */
+  private readonly requests: number[] = [];
 
   constructor(events: readonly RunEvent[]) {
     const modelIds = new Set<string>();
@@ -74,6 +77,7 @@ export class ToolOutcomes {
           if (event.gate === 'policy' && event.verdict === 'block' && event.rule !== RULES.afterHalt && event.rule !== RULES.afterStop) this.policyDenied.add(event.callId);
           break;
         case 'llm_request':
+          this.requests.push(event.seq);
           for (const message of event.append) {
             if (message.role !== 'tool') continue;
             const list = this.messages.get(message.tool_call_id) ?? [];
@@ -101,7 +105,9 @@ export class ToolOutcomes {
     }
     const key = parseToolCall(call).key;
     const tool = call.function.name;
-    const run = this.runs.find((r) => !this.used.has(r) && r.seq > askedAt && r.tool === tool && r.key === key && r.result !== undefined);
+    const until = this.requests.find((seq) => seq > askedAt) ?? Infinity;
+    const matches = (r: ToolRun): boolean => r.tool === tool && r.key === key && r.result !== undefined && !this.used.has(r);
+    const run = this.runs.find((r) => r.seq > askedAt && r.seq < until && matches(r));
     if (run?.result !== undefined) {
       this.used.add(run);
       const status = run.result.status === 'denied' ? 'error' : run.result.status;

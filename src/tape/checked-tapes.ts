@@ -27,7 +27,7 @@ import { sha256Hex } from '../guardrails/call-key.js';
 import { blockCount } from './block-digests.js';
 
 /** Bump when what a tape read checks changes: entries written before no longer count. */
-export const CHECKS_REVISION = 1;
+export const CHECKS_REVISION = 2;
 const ENTRY_FORMAT = 'agentctl-checked-tape';
 /** Files smaller than this are always checked. */
 export const CHECKED_MIN_BYTES = 1024 * 1024;

@@ -253,6 +253,15 @@ describe('a tape that reads must replay: config and order', () => {
     expect((await refused(text(header, twice))).line).toBe(3);
   });
 
+  it('refuses a guardrail decision marked as analysis, at its line: a tape holds what happened', async () => {
+    const lying = copy(events);
+    const at = lying.findIndex((e) => e.type === 'guardrail' && e.verdict === 'block');
+    lying[at] = { ...lying[at], analysis: true };
+    const failure = await refused(text(header, lying));
+    expect(failure.line).toBe(at + 2);
+    expect(failure.detail).toBe('a guardrail decision marked as analysis: a tape records what happened, never what the guardrails would have decided');
+  });
+
   it('refuses a header that changed after the tape was opened', async () => {
     const path = join(dir, 'swapped.tape.jsonl');
     await writeFile(path, text(header, events));

@@ -5,6 +5,7 @@
  *
  * - order: `run_start` first and only once, `seq` consecutive, steps never decreasing, nothing after
  *   `run_end`;
+ * - no guardrail decision marked `analysis` (those are made as a tape is read, never recorded);
  * - the recorded config (header and `run_start`) valid the way replay reads it: this version's
  *   defaults for settings added since, no unknown fields, tools that exist (built in, or among the
  *   custom tools `run_start` records, each a valid spec within its bounds); `run_start`'s task,
@@ -125,6 +126,9 @@ export class TapeChecks {
     if (this.end !== null) fail(`${event.type} after run_end (line ${this.end.line}): run_end is the last event of a run`);
     if (event.seq === 0 && (event.type !== 'run_start' || this.config === null)) fail(`the first event is ${event.type}: a run starts with run_start`);
     if (event.seq > 0 && event.type === 'run_start') fail('a second run_start');
+    // An analysis is made as a tape is read, from what it holds: a tape that holds one passes off what
+    // the guardrails would have decided as what they did.
+    if (event.type === 'guardrail' && event.analysis === true) fail('a guardrail decision marked as analysis: a tape records what happened, never what the guardrails would have decided');
     // Calls recorded at the transport (library, proxy) may overlap: their steps interleave.
     const overlapping = this.meta.source === 'library' || this.meta.source === 'proxy';
     if (event.step < this.lastStep && !overlapping) fail(`event ${event.seq} goes back from step ${this.lastStep} to ${event.step}`);

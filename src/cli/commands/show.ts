@@ -1,16 +1,22 @@
-import type { LeftOutTool, RunEndEvent, RunEventType, RunStartEvent } from '../../core/events.js';
-import { recordedBy, type RunSource } from '../../core/run-meta.js';
+import type { GuardrailEvent, LeftOutTool, RunEndEvent, RunEvent, RunEventType, RunStartEvent } from '../../core/events.js';
+import { recordedBy, type RunMeta, type RunSource } from '../../core/run-meta.js';
 import { printableJson } from '../../core/terminal-text.js';
 import type { ToolSpec } from '../../core/tools.js';
+import type { AnalysisStop } from '../../replay/guardrail-analysis.js';
 import { runOutcome, shortTime, table } from '../format.js';
 import { out, type GlobalOptions } from '../io.js';
 import { withTapeSource } from '../with-tape-source.js';
 
-/** `agentctl show <run | file>`: a run's metadata and what its tape holds. */
+/**
+ * `agentctl show <run | file>`: a run's metadata and what its tape holds. The verdicts of a run
+ * recorded without the guardrails are its analysis's (counted apart: what they would have decided).
+ */
 export async function runShow(ref: string, options: GlobalOptions): Promise<void> {
   await withTapeSource(ref, options, async ({ meta, events: read }) => {
     const byType: Partial<Record<RunEventType, number>> = {};
-    const verdicts: Record<string, number> = {};
+    const decisions: GuardrailEvent[] = [];
+    // The analysis is of the whole run: a run that may need one (not the built-in loop's) is kept until it is read.
+    const held: RunEvent[] | null = recordedBy(meta) === 'cli' ? null : [];
     let events = 0;
     let start: RunStartEvent | undefined;
     let end: RunEndEvent | undefined;
@@ -19,12 +25,16 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       if (event.type === 'run_start') start = event;
       else if (event.type === 'run_end') end = event;
       byType[event.type] = (byType[event.type] ?? 0) + 1;
-      if (event.type === 'guardrail') verdicts[event.verdict] = (verdicts[event.verdict] ?? 0) + 1;
+      if (event.type === 'guardrail') decisions.push(event);
+      held?.push(event);
     }
+    const verdicts = verdictCounts(decisions);
+    const analysed = held === null ? null : await analysisOf(meta, held);
     if (options.json) {
       const tools = runTools(meta.config, start?.customTools);
       const toolsLeftOut = start?.toolsLeftOut ?? [];
-      out(printableJson({ run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, tools, toolsLeftOut }));
+      const analysis = analysed === null ? null : { verdicts: analysed.verdicts, stop: analysed.stop };
+      out(printableJson({ run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, analysis, tools, toolsLeftOut }));
       return;
     }
     const rows = [
@@ -48,12 +58,42 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       rows.push(['calls', `${t.llmCalls} model, ${t.toolCalls} tool`]);
       rows.push(['tokens', `${t.inputTokens} in, ${t.outputTokens} out, cost $${t.cost.toFixed(4)}`]);
     }
-    const verdictText = Object.entries(verdicts)
-      .map(([verdict, n]) => `${verdict} ${n}`)
-      .join(', ');
-    if (verdictText !== '') rows.push(['guardrails', verdictText]);
+    if (Object.keys(verdicts).length > 0) rows.push(['guardrails', verdictText(verdicts)]);
+    if (analysed !== null) {
+      const counted = verdictText(analysed.verdicts);
+      rows.push(['guardrails (analysis)', counted === '' ? analysed.stopText : `${counted} — ${analysed.stopText}`]);
+    }
     for (const line of table(rows)) out(line);
   });
+}
+
+/** A run's analysis as show tells it: its verdicts counted, its stop point (and in words). */
+interface ShownAnalysis {
+  verdicts: Record<string, number>;
+  stop: AnalysisStop | null;
+  stopText: string;
+}
+
+/** The analysis of a run recorded without the guardrails; null for a run that needs none. */
+async function analysisOf(meta: RunMeta, events: readonly RunEvent[]): Promise<ShownAnalysis | null> {
+  // Loaded for such a run only: the analysis brings the guardrails and the tools' specs.
+  const { analysedEvents, stopText } = await import('../../replay/analysis-events.js');
+  const { analysis } = analysedEvents(meta, events);
+  return analysis === null ? null : { verdicts: verdictCounts(analysis.decisions), stop: analysis.stop, stopText: stopText(analysis.stop) };
+}
+
+/** How many decisions came to each verdict, in the order the verdicts first came. */
+function verdictCounts(decisions: readonly GuardrailEvent[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const decision of decisions) counts[decision.verdict] = (counts[decision.verdict] ?? 0) + 1;
+  return counts;
+}
+
+/** `2 allow · 1 skip · 1 block`. */
+function verdictText(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .map(([verdict, n]) => `${n} ${verdict}`)
+    .join(' · ');
 }
 
 /**

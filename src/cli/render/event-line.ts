@@ -45,7 +45,8 @@ function describe(event: RunEvent): string | null {
     case 'tool_call':
       return `${at}   call ${event.tool} ${clip(event.arguments, 80)}`;
     case 'guardrail':
-      return `${at}   ${VERDICT_GLYPHS[event.verdict]} ${event.verdict} ${event.gate}/${event.rule}${event.tool === undefined ? '' : ` ${event.tool}`}: ${event.reason}`;
+      // An analysed decision says so first: it is what the guardrails would have decided, not what happened.
+      return `${at}   ${event.analysis === true ? 'analysis · ' : ''}${VERDICT_GLYPHS[event.verdict]} ${event.verdict} ${event.gate}/${event.rule}${event.tool === undefined ? '' : ` ${event.tool}`}: ${event.reason}`;
     case 'tool_result':
       return `${at}   ${event.status} ${event.tool}: ${clip(event.output, 80)}`;
     case 'budget':

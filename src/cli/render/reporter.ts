@@ -9,6 +9,7 @@ import { printableJson } from '../../core/terminal-text.js';
 import { eventLine } from './event-line.js';
 import { writeOut } from '../io.js';
 import { count } from '../../core/plural.js';
+import type { AnalysisStop } from '../../replay/guardrail-analysis.js';
 
 export interface Reporter {
   event(event: RunEvent): void;
@@ -25,6 +26,8 @@ export interface Summary {
   verdict?: 'reproduced' | 'diverged' | 'exhausted';
   firstDivergence?: { step: number; [key: string]: unknown } | null;
   liveCalls?: number;
+  /** `view` of a run shown with its guardrail analysis: the analysis's stop point (null: it would not have stopped the run). */
+  analysis?: { stop: AnalysisStop | null };
   [key: string]: unknown;
 }
 

@@ -2,13 +2,14 @@
  * The step detail pane as lines, already wrapped to the pane's width: the messages added to the
  * request, the response (text, tool calls, finish reason, usage, retries and errors), every guardrail
  * decision of each tool call in pipeline order with its counters and threshold, the tool outcome,
- * state changes, and divergences with recorded and replayed side by side. Collapsed, long text is
- * cut to a few lines; expanded (Enter), it is shown whole.
+ * state changes, and divergences with recorded and replayed side by side. An analysed run's decisions
+ * come under a line that says what they are, each marked `?`. Collapsed, long text is cut to a few
+ * lines; expanded (Enter), it is shown whole.
  */
 import type { Verdict } from '../../core/decisions.js';
 import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../../core/events.js';
 import type { ChatMessage } from '../../core/messages.js';
-import { DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
+import { ANALYSIS_GLYPH, DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import { describeDecision } from '../../replay/decision-change.js';
 import type { StepRow } from './step-row.js';
 import { padCells, wrap, wrapHanging } from './text.js';
@@ -44,6 +45,9 @@ export interface DetailOptions {
   patched?: boolean;
 }
 
+/** Heads a step's analysed decisions: they are not what happened. */
+export const ANALYSIS_NOTE = 'analysis: what the guardrails would have decided — the run did not run them';
+
 /** Lines of text kept per block while collapsed. */
 const COLLAPSED_LINES = 3;
 /**
@@ -61,7 +65,12 @@ export function detailLines(row: StepRow, options: DetailOptions): DetailLine[] 
   if (row.changedDecisions > 0) title.push(`${row.changedDecisions} decision${row.changedDecisions === 1 ? '' : 's'} changed`);
   out.line(title.join(' · '), 'heading');
   let chunks = 0;
+  let analysisNoted = false;
   for (const event of row.events) {
+    if (event.type === 'guardrail' && event.analysis === true && !analysisNoted) {
+      out.line(ANALYSIS_NOTE, 'heading');
+      analysisNoted = true;
+    }
     if (event.type === 'llm_chunk') {
       chunks++;
       continue;
@@ -156,11 +165,14 @@ function messageLines(out: DetailWriter, message: ChatMessage): void {
 }
 
 function decisionLines(out: DetailWriter, event: GuardrailEvent): void {
+  const analysed = event.analysis === true;
   const indent = event.callId === undefined ? 0 : 2;
   const counters = counterText(event);
-  const tool = event.callId === undefined && event.tool !== undefined ? ` ${event.tool}` : '';
+  // A recorded call's decisions come under its `Call` heading; an analysed call has none (the run did not run the gates).
+  const tool = (event.callId === undefined || analysed) && event.tool !== undefined ? ` ${event.tool}` : '';
   const decisive = event.verdict !== 'allow' && event.verdict !== 'continue';
-  out.line(`${' '.repeat(indent)}${VERDICT_GLYPHS[event.verdict]} ${event.verdict}  ${event.gate}/${event.rule}${tool}`, event.verdict, decisive ? 'decision' : undefined);
+  const mark = analysed ? `${ANALYSIS_GLYPH} ` : '';
+  out.line(`${' '.repeat(indent)}${mark}${VERDICT_GLYPHS[event.verdict]} ${event.verdict}  ${event.gate}/${event.rule}${tool}`, event.verdict, decisive ? 'decision' : undefined);
   out.text(`${event.reason}${counters === '' ? '' : ` · ${counters}`}`, 'normal', indent + 2);
 }
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../core/events.js';
 import { demoEvents } from '../test-support/demo-events.js';
+import { withAnalysis } from '../../replay/analysis-events.js';
+import { loopingAnalysis, loopingEvents } from '../../replay/test-support/looping-run.js';
 import { headerLines } from './header-lines.js';
-import { addEvents, emptyModel, type TuiMode } from './run-model.js';
+import { addEvents, emptyModel, endRun, type RunEnding, type TuiMode } from './run-model.js';
 
 function firstLine(config: Record<string, unknown>): string {
   const start: RunEvent = { type: 'run_start', seq: 0, step: 0, t: 0, task: 'probe', model: 'gpt-test', seed: 0, config };
@@ -67,5 +69,31 @@ describe('the header’s status line while a run comes in', () => {
 
   it('record: what the live run is waiting for, at once', () => {
     expect(status('recording', [start, call])).toMatch(/^\S running read_file · 0\.0 s$/);
+  });
+});
+
+describe('the header of an analysed run', () => {
+  const analysed = withAnalysis(loopingEvents(), loopingAnalysis());
+  const stop = { step: 2, rule: 'identical_call_block', verdict: 'block' as const };
+  const statusOf = (events: readonly RunEvent[], ending?: RunEnding): { text: string; tone: string } => {
+    let model = addEvents(emptyModel({ mode: 'viewing', runId: '01M8FNWM8WFRH6168JMNYEBRC2' }), events);
+    if (ending !== undefined) model = endRun(model, ending);
+    return headerLines(model, { selected: 0, waitedMs: 0, quitting: false })[3] ?? { text: '', tone: '' };
+  };
+
+  it('leads the status line with the stop point, in the tone of its verdict', () => {
+    expect(statusOf(analysed, { exitCode: 0, report: [], analysis: { stop } })).toEqual({
+      text: 'analysis: would have been stopped at step 2 by identical_call_block · ended COMPLETED · exit 0 · q quits · finished by the caller',
+      tone: 'block',
+    });
+  });
+
+  it('says when the analysis would not have stopped it; nothing of analysis for a run shown without one', () => {
+    expect(statusOf(analysed, { exitCode: 0, report: [], analysis: { stop: null } })).toEqual({
+      text: 'analysis: would not have been stopped · ended COMPLETED · exit 0 · q quits · finished by the caller',
+      tone: 'allow',
+    });
+    expect(statusOf(loopingEvents(), { exitCode: 0, report: [] }).text).toBe('ended COMPLETED · exit 0 · q quits · finished by the caller');
+    expect(statusOf(analysed).text).toBe('reading tape… 5 steps');
   });
 });

@@ -2,9 +2,11 @@
  * The header's four lines as text: who and what (run, name, model, mode, state), the task, where
  * the selection is with the replay's running verdict and the selected step's usage beside the
  * run's (against the budgets), and a status line (what the run is waiting for, or how it ended and
- * the exit code `q` will return).
+ * the exit code `q` will return), led by an analysed run's stop point: the first thing to know of a
+ * run recorded without the guardrails is where they would have stopped it.
  */
 import type { BudgetEvent } from '../../core/events.js';
+import { stopText } from '../../replay/analysis-events.js';
 import type { Tone } from './detail-lines.js';
 import { runningVerdict, type RunModel, type TuiMode } from './run-model.js';
 import type { StepRow } from './step-row.js';
@@ -60,6 +62,13 @@ export function headerLines(model: RunModel, context: HeaderContext): HeaderLine
 }
 
 function status(model: RunModel, context: HeaderContext): HeaderLine {
+  const line = runStatus(model, context);
+  const analysis = model.ending?.analysis;
+  if (analysis === undefined) return line;
+  return { text: `analysis: ${stopText(analysis.stop)} · ${line.text}`, tone: analysis.stop?.verdict ?? line.tone };
+}
+
+function runStatus(model: RunModel, context: HeaderContext): HeaderLine {
   const { ending, end } = model;
   if (ending !== null) {
     // What `q` leads to comes first: a long reason is what gets clipped.

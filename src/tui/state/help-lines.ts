@@ -4,7 +4,7 @@
  * a window of these lines and scrolls through them.
  */
 import type { Verdict } from '../../core/decisions.js';
-import { DIVERGENCE_GLYPHS, VERDICT_GLYPHS, VERDICT_MEANING } from '../../core/verdict-glyphs.js';
+import { ANALYSIS_GLYPH, DIVERGENCE_GLYPHS, VERDICT_GLYPHS, VERDICT_MEANING } from '../../core/verdict-glyphs.js';
 import { HELP_ROWS, helpKeys } from './keymap.js';
 import { cells, padCells, wrap } from './text.js';
 import { CHANGED_GLYPH, PATCH_GLYPH, SELECTED_MARKER } from './timeline-text.js';
@@ -23,6 +23,7 @@ export const LEGEND: readonly { glyph: string; text: string; tone: HelpTone }[] 
   { glyph: DIVERGENCE_GLYPHS.unexpected, text: 'unexpected divergence from the tape', tone: 'unexpected' },
   { glyph: DIVERGENCE_GLYPHS.expected, text: 'expected divergence (patch, what-if)', tone: 'expected' },
   { glyph: CHANGED_GLYPH, text: 'a decision changed against the recording', tone: 'expected' },
+  { glyph: ANALYSIS_GLYPH, text: 'analysis: the verdicts after it are what the guardrails would have decided (the run did not run them)', tone: 'normal' },
   { glyph: PATCH_GLYPH, text: 'the step was patched (--patch)', tone: 'normal' },
   { glyph: SELECTED_MARKER, text: 'the selected step', tone: 'normal' },
 ];

@@ -5,6 +5,7 @@
  * shares every row that did not change, so a batch costs O(batch + rows touched).
  */
 import type { BudgetEvent, DivergenceEvent, RunEndEvent, RunEvent, RunStartEvent } from '../../core/events.js';
+import type { Verdict } from '../../core/decisions.js';
 import type { AgentState } from '../../core/states.js';
 import { closesStep } from '../../core/steps.js';
 import { summarizeStep, type StepRow } from './step-row.js';
@@ -30,6 +31,15 @@ export interface RunEnding {
   verdict?: string;
   /** The plain closing lines the command prints without the UI (shown at the end, printed after quit). */
   report: readonly string[];
+  /** For a run shown with its guardrail analysis (recorded without the guardrails): where they would have stopped it, if anywhere. */
+  analysis?: { stop: AnalysedStop | null };
+}
+
+/** An analysis's stop point, as the header names it. */
+export interface AnalysedStop {
+  step: number;
+  rule: string;
+  verdict: Verdict;
 }
 
 /** What the loop is waiting for right now, when it is waiting (live runs). */

@@ -1,19 +1,22 @@
 /**
  * One timeline row per loop step, summarised from that step's events: what the model did, one mark
  * per guardrail verdict that matters (the worst verdict of each tool call, step-level verdicts that
- * are not a plain `continue`) and one per divergence. Rows are immutable: a step that receives more
- * events gets a new row object, so components can compare rows by identity.
+ * are not a plain `continue`) and one per divergence; then, after an `analysis` mark, the same for the
+ * step's analysed decisions (what the guardrails would have decided: never mixed with the recorded
+ * ones). Rows are immutable: a step that receives more events gets a new row object, so components
+ * can compare rows by identity.
  */
 import type { Verdict } from '../../core/decisions.js';
-import type { DivergenceEvent, RunEvent } from '../../core/events.js';
+import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../../core/events.js';
 import { VERDICT_SEVERITY } from '../../core/verdict-glyphs.js';
 import { callText } from './call-text.js';
 
-/** A glyph on a row: a guardrail verdict, or a divergence (expected or not). */
+/** A glyph on a row: a guardrail verdict, a divergence (expected or not), or where the analysed verdicts begin. */
 export type Mark =
   | { kind: 'verdict'; verdict: Verdict }
   | { kind: 'divergence'; expected: boolean }
-  | { kind: 'changed' };
+  | { kind: 'changed' }
+  | { kind: 'analysis' };
 
 export interface StepRow {
   step: number;
@@ -36,27 +39,48 @@ export interface StepRow {
 /** Divergence kinds that are news about the run; a resync is good news and shows in the detail only. */
 const MARKED_DIVERGENCES: ReadonlySet<DivergenceEvent['kind']> = new Set(['request', 'event', 'patched', 'tool_output', 'exhausted', 'live', 'decision']);
 
+/** The marks of a step's decisions: the worst verdict of each call, in the order the calls came, then the step-level stops. */
+class VerdictMarks {
+  private readonly worstByCall = new Map<string, Verdict>();
+  private readonly stepMarks: Mark[] = [];
+
+  /** A call with no decision (yet) shows as allowed. */
+  call(callId: string): void {
+    this.worstByCall.set(callId, this.worstByCall.get(callId) ?? 'allow');
+  }
+
+  decision(event: GuardrailEvent): void {
+    if (event.callId !== undefined) {
+      const worst = this.worstByCall.get(event.callId);
+      if (worst === undefined || VERDICT_SEVERITY[event.verdict] > VERDICT_SEVERITY[worst]) this.worstByCall.set(event.callId, event.verdict);
+    } else if (event.verdict !== 'continue' && event.verdict !== 'allow') {
+      this.stepMarks.push({ kind: 'verdict', verdict: event.verdict });
+    }
+  }
+
+  /** A Map iterates in the order its keys were first set: the calls' order. */
+  calls(): Mark[] {
+    return [...this.worstByCall.values()].map((verdict) => ({ kind: 'verdict', verdict }));
+  }
+
+  steps(): Mark[] {
+    return this.stepMarks;
+  }
+}
+
 export function summarizeStep(step: number, events: readonly RunEvent[]): StepRow {
-  const marks: Mark[] = [];
   const verdicts = new Set<Verdict>();
-  const worstByCall = new Map<string, Verdict>();
-  const callOrder: string[] = [];
+  const recorded = new VerdictMarks();
+  const analysed = new VerdictMarks();
   let divergence: StepRow['divergence'] = 'none';
   let changedDecisions = 0;
   let patched = false;
   for (const event of events) {
     if (event.type === 'tool_call') {
-      if (!worstByCall.has(event.callId)) callOrder.push(event.callId);
-      worstByCall.set(event.callId, worstByCall.get(event.callId) ?? 'allow');
+      recorded.call(event.callId);
     } else if (event.type === 'guardrail') {
       verdicts.add(event.verdict);
-      if (event.callId !== undefined) {
-        if (!worstByCall.has(event.callId)) callOrder.push(event.callId);
-        const worst = worstByCall.get(event.callId);
-        if (worst === undefined || VERDICT_SEVERITY[event.verdict] > VERDICT_SEVERITY[worst]) worstByCall.set(event.callId, event.verdict);
-      } else if (event.verdict !== 'continue' && event.verdict !== 'allow') {
-        marks.push({ kind: 'verdict', verdict: event.verdict });
-      }
+      (event.analysis === true ? analysed : recorded).decision(event);
     } else if (event.type === 'divergence') {
       if (event.kind === 'patched') patched = true;
       if (event.kind === 'decision') changedDecisions++;
@@ -65,10 +89,12 @@ export function summarizeStep(step: number, events: readonly RunEvent[]): StepRo
       else if (divergence === 'none') divergence = 'expected';
     }
   }
-  const callMarks: Mark[] = callOrder.map((id) => ({ kind: 'verdict', verdict: worstByCall.get(id) ?? 'allow' }));
+  const callMarks = recorded.calls();
   if (changedDecisions > 0) callMarks.push({ kind: 'changed' });
   if (divergence !== 'none') callMarks.push({ kind: 'divergence', expected: divergence === 'expected' });
-  return { step, events, ...actionOf(events), marks: [...callMarks, ...marks], verdicts, divergence, changedDecisions, patched };
+  const analysis = [...analysed.calls(), ...analysed.steps()];
+  const marks: Mark[] = [...callMarks, ...recorded.steps(), ...(analysis.length === 0 ? [] : [{ kind: 'analysis' } as const, ...analysis])];
+  return { step, events, ...actionOf(events), marks, verdicts, divergence, changedDecisions, patched };
 }
 
 /** "read_file config/server.json" (and how many calls follow it), "“The port is 8080”", "model error", "waiting for the model…". */

@@ -5,6 +5,8 @@ import { layoutFor } from './layout.js';
 import { addEvents, emptyModel } from './run-model.js';
 import { summarizeStep, type StepRow } from './step-row.js';
 import { glyphCount, timelineCells } from './timeline-text.js';
+import { withAnalysis } from '../../replay/analysis-events.js';
+import { loopingAnalysis, loopingEvents } from '../../replay/test-support/looping-run.js';
 
 const rowText = (row: StepRow, width: number, glyphColumns = 1, patched = false): string => {
   const cells = timelineCells(row, { width, selected: false, patched, stepDigits: 2, glyphColumns });
@@ -60,5 +62,23 @@ describe('timeline rows', () => {
     const text = rowText(row, 30, 3, true);
     expect(text).toMatch(/ P✓✓$/);
     expect(rowText(row, 30, 4)).toMatch(/ ✓✓ {2}$/);
+  });
+
+  it('show an analysed run\'s verdicts after ?, apart from any recorded glyph, straight down their column', () => {
+    const rows = addEvents(emptyModel({ mode: 'viewing', runId: '01LOOP' }), withAnalysis(loopingEvents(), loopingAnalysis())).rows;
+    const texts = rows.map((row) => rowText(row, 36, 2));
+    expect(texts.map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([
+      '0 lookup q=port ?✓',
+      '1 lookup q=port ?⊘',
+      '2 lookup q=port ?✗',
+      '3 lookup q=port',
+      '4 “port 8080”',
+    ]);
+    // A recorded call (recordTool) keeps its own glyph, before the analysis's.
+    const call: RunEvent = { seq: 3, step: 1, t: 0, type: 'tool_call', callId: 'rec_1', tool: 'lookup', arguments: '{}', key: 'k' };
+    const row = rows[1] as StepRow;
+    expect(summarizeStep(1, [...row.events, call]).marks).toEqual([
+      { kind: 'verdict', verdict: 'allow' }, { kind: 'analysis' }, { kind: 'verdict', verdict: 'skip' },
+    ]);
   });
 });

@@ -2,10 +2,11 @@
  * A timeline row as fixed-width pieces: a selection marker that is a glyph (not only inverse
  * video), the step number, the model's action (a tool call with its arguments) clipped to fit, and
  * the glyphs (a patch mark, the verdicts) in a column of their own, so a skip → block → stuck
- * sequence reads straight down the screen. The glyph column is as wide as the most glyphs a row on
+ * sequence reads straight down the screen (an analysed run's verdicts after a `?`: they are what the
+ * guardrails would have decided). The glyph column is as wide as the most glyphs a row on
  * screen has, so the action gets every other cell.
  */
-import { DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
+import { ANALYSIS_GLYPH, DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import type { Tone } from './detail-lines.js';
 import type { Mark, StepRow } from './step-row.js';
 import { clipLine, padCells } from './text.js';
@@ -63,5 +64,7 @@ export function markGlyph(mark: Mark): { glyph: string; tone: Tone } {
       return mark.expected ? { glyph: DIVERGENCE_GLYPHS.expected, tone: 'expected' } : { glyph: DIVERGENCE_GLYPHS.unexpected, tone: 'unexpected' };
     case 'changed':
       return { glyph: CHANGED_GLYPH, tone: 'expected' };
+    case 'analysis':
+      return { glyph: ANALYSIS_GLYPH, tone: 'dim' };
   }
 }
