@@ -5,10 +5,8 @@
  * members), so it goes wherever an `OpenAI` is expected; with a second copy (a linked install) this
  * fails to compile (TS2345/TS2322).
  */
-import { Agent, Runner, tool, type CallModelInputFilterArgs } from '@openai/agents-core';
 import OpenAI from 'openai';
-import { z } from 'zod';
-import { createGuardrails, openaiAgentsGuardrails, recordOpenAI, replayOpenAI, withTape, type OpenAITape, type TapeSession } from 'agentctl';
+import { recordOpenAI, replayOpenAI, withTape, type OpenAITape, type TapeSession } from 'agentctl';
 
 export async function recordedClient(client: OpenAI): Promise<OpenAI> {
   const recording: OpenAITape<OpenAI> = await recordOpenAI(client, { tape: 'tapes/consumer.tape.jsonl' });
@@ -31,24 +29,6 @@ export function answer(): Promise<string | null> {
 
 export function isApiError(error: unknown): error is InstanceType<typeof OpenAI.APIError> {
   return error instanceof OpenAI.APIError;
-}
-
-/**
- * The guardrails' @openai/agents adapter, typed only by the shapes the SDK passes: a guarded
- * `execute` is a tool's `execute` (its input typed by the tool's parameters), and `runOptions` are a
- * run's options, with the project's own options and filter in them. The SDK's types are taken from
- * @openai/agents-core, which @openai/agents re-exports: the latter's own need the DOM's (realtime).
- */
-export async function guardedAgent(): Promise<unknown> {
-  const guarded = openaiAgentsGuardrails(createGuardrails({ tools: { lookup: { idempotent: true, mutating: false } } }));
-  const lookup = tool({ name: 'lookup', description: 'Look a term up', parameters: z.object({ q: z.string() }), execute: guarded.execute(async ({ q }) => q.length) });
-  const agent = new Agent({ name: 'researcher', tools: [lookup] });
-  const runner = new Runner();
-  const own = async ({ modelData }: CallModelInputFilterArgs) => modelData;
-  const streamed = await runner.run(agent, 'Look up agentctl.', guarded.runOptions({ stream: true, maxTurns: 5, callModelInputFilter: own }));
-  await streamed.completed;
-  const result = await runner.run(agent, 'Look up agentctl.', guarded.runOptions());
-  return result.finalOutput;
 }
 
 void recordedClient(new OpenAI({ apiKey: 'sk-consumer', baseURL: 'http://127.0.0.1:1/v1' }));

@@ -143,15 +143,15 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
 
   it.each(cases)('$api API, stream $stream: runs once, skips the duplicate, blocks the third, stops at the repetition before a fifth model call', async ({ api, stream }) => {
     const file = join(dir, `loop-${api}-${stream}.tape.jsonl`);
-    const guardrails = createGuardrails({ tools: { lookup: { idempotent: true, mutating: false } } });
+    const rec = await record({ tape: file });
+    const lookupFlags = { lookup: { idempotent: true, mutating: false } };
+    const guardrails = createGuardrails({ tape: rec, tools: lookupFlags });
     const guarded = openaiAgentsGuardrails(guardrails);
     const { agent, effects } = lookupAgent(guarded);
     const before = mock.requestCount();
-
-    const rec = await record({ tape: file });
     const client = new OpenAI({ apiKey: API_KEY, baseURL: mock.baseURL, fetch: rec.fetch, maxRetries: 0 });
     const outcome = await rejection(runnerFor(client, api), agent, 'Look up agentctl.', guarded.runOptions(), stream);
-    await rec.finish();
+    const meta = await rec.finish();
 
     // Stopped, with a typed error naming the rule and the step.
     expect(outcome).toBeInstanceOf(GuardrailStopError);
@@ -185,6 +185,13 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     const engine = engineDecisions(steps);
     expect(guardrails.decisions.map((d) => [...brief(d), d.callId ?? null])).toEqual(engine.decisions.map((d) => [...brief(d), d.callId ?? null]));
     expect([engine.stopStep, engine.stop?.rule]).toEqual([3, 'repetition']);
+
+    // On the tape, each decision at the step of the model answer that asked for its call; and the
+    // analysis of this tape finds nothing it does not already show.
+    const onTape = events.flatMap((e) => (e.type === 'guardrail' ? [e] : []));
+    expect(onTape.map((e) => [...brief(e), e.callId ?? null])).toEqual(guardrails.decisions.map((d) => [...brief(d), d.callId ?? null]));
+    expect(onTape.every((e) => e.analysis === undefined)).toBe(true);
+    expect(analyseRun(meta!, events, { config: { tools: lookupFlags } }).stop).toBeNull();
   });
 
   it('the analysis of the same run recorded without the adapter stops it where the adapter did: step 2, the identical-call block', async () => {

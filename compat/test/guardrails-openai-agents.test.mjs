@@ -3,18 +3,17 @@
  * server that asks for the same lookup with the same arguments at every turn, the run recorded onto
  * a tape file through agentctl's `fetch`. The tool runs once, the second call gets the first one's
  * result, the third is blocked, and the run is rejected with a GuardrailStopError at the repetition
- * of step 3 — before a fifth model call. And a tool that keeps throwing is stopped by the failure halt.
+ * of step 3 — before a fifth model call; the decisions are on the tape. And a tool that keeps
+ * throwing is stopped by the failure halt.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { LLMock } from '@copilotkit/aimock';
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
-import { createGuardrails, GuardrailStopError, openaiAgentsGuardrails } from 'agentctl';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { API_KEY, MODEL, scratch } from '../support.mjs';
-import { recordSession, tapeOf } from '../tape.mjs';
+import { GuardrailStopError, openaiAgentsGuardrails, recordGuardedSession, tapeEvents } from '../tape.mjs';
 
 const LOOKUP_ARGS = '{"q":"agentctl"}';
 
@@ -37,7 +36,7 @@ after(async () => {
 const modelRequests = () => mock.getRequests().filter((r) => /\/(chat\/completions|responses)$/.test(r.path)).length;
 
 function runnerFor(fetch, api) {
-  const client = new OpenAI({ apiKey: API_KEY, baseURL: `${mock.url}/v1`, maxRetries: 0, ...(fetch === undefined ? {} : { fetch }) });
+  const client = new OpenAI({ apiKey: API_KEY, baseURL: `${mock.url}/v1`, fetch, maxRetries: 0 });
   return new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: api === 'responses' }), tracingDisabled: true });
 }
 
@@ -57,16 +56,11 @@ async function rejection(runner, agent, task, options, stream) {
   }
 }
 
-/** The tape file's events (its first line is the header). */
-async function tapeEvents(file) {
-  const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '');
-  return lines.slice(1).map((line) => JSON.parse(line));
-}
-
 for (const mode of [{ api: 'responses', stream: true }, { api: 'chat', stream: false }]) {
   test(`@openai/agents 0.20, ${mode.api}${mode.stream ? ', streamed' : ''}: a looping run is stopped where the guardrails stop it`, async () => {
     const name = `loop-${mode.api}`;
-    const guardrails = createGuardrails({ tools: { lookup: { idempotent: true, mutating: false } } });
+    const recording = await recordGuardedSession(scratchDir.dir, name, { tools: { lookup: { idempotent: true, mutating: false } } });
+    const { guardrails } = recording;
     const guarded = openaiAgentsGuardrails(guardrails);
     let lookups = 0;
     const lookup = tool({
@@ -81,7 +75,6 @@ for (const mode of [{ api: 'responses', stream: true }, { api: 'chat', stream: f
     const agent = new Agent({ name: 'researcher', instructions: 'Use the tool.', model: MODEL, tools: [lookup] });
     const before = modelRequests();
 
-    const recording = await recordSession(scratchDir.dir, name);
     const error = await rejection(runnerFor(recording.fetch, mode.api), agent, 'Look up agentctl.', guarded.runOptions(), mode.stream);
     await recording.finish();
 
@@ -92,7 +85,7 @@ for (const mode of [{ api: 'responses', stream: true }, { api: 'chat', stream: f
     assert.equal(lookups, 1);
 
     // What the model was given for each call, as the tape has it.
-    const events = await tapeEvents(tapeOf(scratchDir.dir, name));
+    const events = await tapeEvents(scratchDir.dir, name);
     const ids = events.filter((e) => e.type === 'llm_response').map((e) => e.response.message.tool_calls[0].id);
     assert.equal(ids.length, 4);
     const outputs = new Map(events.flatMap((e) => (e.type === 'llm_request' ? e.append : [])).filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
@@ -108,12 +101,15 @@ for (const mode of [{ api: 'responses', stream: true }, { api: 'chat', stream: f
       [3, 'identical_call_block', 'block', ids[3]],
       [3, 'repetition', 'stuck', null],
     ]);
+    // The decisions on the tape, each at the step of the model answer that asked for its call.
+    const onTape = events.filter((e) => e.type === 'guardrail');
+    assert.deepEqual(onTape.map((e) => [e.step, e.rule, e.verdict, e.callId ?? null]), guardrails.decisions.map((d) => [d.step, d.rule, d.verdict, d.callId ?? null]));
   });
 }
 
 test('@openai/agents 0.20: a tool that keeps throwing is stopped by the failure halt at the end of its step', async () => {
-  const guardrails = createGuardrails({ failureHalt: 2 });
-  const guarded = openaiAgentsGuardrails(guardrails);
+  const recording = await recordGuardedSession(scratchDir.dir, 'failing', { failureHalt: 2 });
+  const guarded = openaiAgentsGuardrails(recording.guardrails);
   let fetches = 0;
   const fetchPage = tool({
     name: 'fetch_page',
@@ -125,7 +121,8 @@ test('@openai/agents 0.20: a tool that keeps throwing is stopped by the failure 
     }),
   });
   const agent = new Agent({ name: 'reader', instructions: 'Use the tool.', model: MODEL, tools: [fetchPage] });
-  const error = await rejection(runnerFor(undefined, 'chat'), agent, 'Fetch the page.', guarded.runOptions({ maxTurns: 10 }), false);
+  const error = await rejection(runnerFor(recording.fetch, 'chat'), agent, 'Fetch the page.', guarded.runOptions({ maxTurns: 10 }), false);
+  await recording.finish();
   assert.ok(error instanceof GuardrailStopError, `rejected with ${error}`);
   assert.deepEqual([error.rule, error.step, fetches], ['consecutive_failures_halt', 1, 2]);
 });
