@@ -1,9 +1,10 @@
 /**
  * The guardrails live in an @openai/agents (0.14) agent, through openaiAgentsGuardrails: a model
  * served by aimock on 127.0.0.1 that asks for the same tool with the same arguments at every turn,
- * the run recorded through agentctl's `fetch` onto a tape file. The tool runs once, the second call
- * is given the first one's result, the third is blocked, and the run is stopped where the guardrails'
- * engine stops it — before the model is asked a fifth time.
+ * the run recorded through agentctl's `fetch` onto a tape file with the guardrails' decisions. The
+ * tool runs once, the second call is given the first one's result, the third is blocked, and the run
+ * is stopped where the guardrails' engine stops it — before the model is asked a fifth time; the
+ * analysis of the same agent recorded without the adapter names the same stop point.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
