@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createGuardrails, record, recordOpenAI, replay, replayOpenAI } from 'agentctl';
 
 /** The guardrails' framework adapters, as each framework's test puts them in its agent. */
-export { aiSdkGuardrails } from 'agentctl';
+export { aiSdkGuardrails, GuardrailStopError, openaiAgentsGuardrails } from 'agentctl';
 
 /** The tape file of test `name`. */
 export function tapeOf(dir, name) {

@@ -10,6 +10,7 @@ const EXIT_CODES = {
   AGENTCTL_UNEXPECTED: 1,
   AGENTCTL_USAGE: 2,
   AGENTCTL_INVALID_OPTION: 2,
+  AGENTCTL_GUARDRAIL_STOP: 3,
   AGENTCTL_REPLAY_DIVERGED: 7,
   AGENTCTL_TAPE_EXHAUSTED: 8,
   AGENTCTL_TOOL_NOT_REPLAYED: 8,
@@ -81,6 +82,22 @@ export class ReplayDivergedError extends AgentctlError {
     super(message, 'AGENTCTL_REPLAY_DIVERGED', options);
     this.tape = options.tape;
     this.field = options.field;
+  }
+}
+
+/**
+ * The guardrails stopped an agent's run that a framework adapter guards (docs/guardrails.md, "Any
+ * agent: the guardrails live"): the tools kept repeating, or one kept failing. `rule` is the
+ * guardrail rule (`repetition`, `consecutive_failures_halt`), `step` the model answer whose end
+ * stopped the run. Exit 3, as `agentctl run` ends when its own guardrails stop its loop (ERROR).
+ */
+export class GuardrailStopError extends AgentctlError {
+  readonly rule: string | undefined;
+  readonly step: number | undefined;
+  constructor(message = 'the guardrails stopped the run', options: AgentctlErrorOptions & { rule?: string; step?: number } = {}) {
+    super(message, 'AGENTCTL_GUARDRAIL_STOP', options);
+    this.rule = options.rule;
+    this.step = options.step;
   }
 }
 
