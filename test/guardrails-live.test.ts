@@ -216,6 +216,22 @@ describe('createGuardrails({ tape })', () => {
     expect(JSON.stringify(events)).not.toContain('hunter2');
   });
 
+  it('a call the tape\'s redaction makes a duplicate (another secret in it) is not given its twin\'s value: the model is told of the duplicate', async () => {
+    const tape = join(dir, 'secrets.tape.jsonl');
+    const session = await record({ tape });
+    const guardrails = createGuardrails({ tape: session });
+    const asked = (id: string, key: string) => call(id, 'check_key', { key });
+    const check = (args: unknown) => `checked ${JSON.stringify(args)}`;
+    const first = await guardrails.guard(asked('call_1', 'sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA0123456789abcd'), () => check('first'));
+    expect(first).toMatchObject({ action: 'ran', value: 'checked "first"' });
+    // Another key, the same call on the tape: a duplicate, as a replay and the analysis will find it, but not the first key's answer.
+    const other = await guardrails.guard(asked('call_2', 'sk-proj-ZZZZZZZZZZZZZZZZZZZZZZZZ0123456789abcd'), () => check('other'));
+    expect(other).toEqual({ action: 'block', message: expect.stringContaining('duplicate') });
+    expect(guardrails.decisions.filter((d) => d.callId === 'call_2' && d.gate === 'replay_control').map((d) => d.verdict)).toEqual(['skip']);
+    await session.finish();
+    expect(await readFile(tape, 'utf8')).not.toContain('sk-proj');
+  });
+
   /**
    * A conversation where the model answers without tools in between (step 1): the guardrails' own
    * count of steps with calls is behind the run's model calls, the tape's steps.
