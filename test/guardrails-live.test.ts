@@ -16,7 +16,7 @@ import { createRedactor, type Redactor } from '../src/core/redact.js';
 import type { RunEvent } from '../src/core/events.js';
 import { InvalidOptionError } from '../src/core/errors.js';
 import { callKey } from '../src/guardrails/call-key.js';
-import { createGuardrails, type GuardedCall } from '../src/library/live-guardrails.js';
+import { createGuardrails, type GuardedCall, type GuardrailsOptions } from '../src/library/live-guardrails.js';
 import { recordOpenAI } from '../src/library/record-openai.js';
 import { record, replay } from '../src/library/record-replay.js';
 import { RecordingSession } from '../src/library/recording-session.js';
@@ -182,6 +182,23 @@ describe('guard()', () => {
     ]);
     // A failure is no success to skip a retry for: the same call runs again.
     expect(await guardrails.guard(call('b', 'fetch_page', { url: 'u' }), () => 'page')).toMatchObject({ action: 'ran', value: 'page' });
+  });
+
+  it('a tool that throws, or returns, a value with no text (no prototype, contains itself) is settled as any other: its own throw thrown on, its value given back', async () => {
+    const guardrails = createGuardrails({ failureWarn: 1 });
+    const thrown: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    thrown.code = 'E_TOOL';
+    await expect(guardrails.guard(call('a', 'raw', {}), () => Promise.reject(thrown))).rejects.toBe(thrown);
+    expect(guardrails.decisions.filter((d) => d.gate === 'failures').map((d) => [d.callId, d.verdict])).toEqual([['a', 'warn']]);
+    const value: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    value.self = value;
+    const ran = await guardrails.guard(call('b', 'cyclic', {}), () => value);
+    expect(ran).toMatchObject({ action: 'ran', value, settled: { verdict: 'continue' } });
+  });
+
+  it('refuses an onDecision that is no function, before any call: it would fail the first decision', () => {
+    expect(() => createGuardrails({ onDecision: 'log' as unknown as () => void })).toThrow(InvalidOptionError);
+    expect(() => createGuardrails({ identicalCallBlok: 2 } as GuardrailsOptions)).toThrow(/identicalCallBlok is not a guardrails setting/);
   });
 
   it('a blocked call never runs: the model gets the message instead', async () => {

@@ -99,6 +99,7 @@ function tapeInternals(tape: GuardrailsOptions['tape']): SessionInternals | unde
 export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
   const decisions: GuardrailDecision[] = [];
   const { onDecision, tape, ...config } = options;
+  if (onDecision !== undefined && typeof onDecision !== 'function') throw new InvalidOptionError('createGuardrails: `onDecision` must be a function');
   const inner = tapeInternals(tape);
   const recording = inner?.recording;
   const writer = recording === undefined ? undefined : new DecisionWriter(recording);
@@ -155,7 +156,7 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
         try {
           value = await run();
         } catch (error) {
-          session.afterTool(asked, { status: 'error', output: error instanceof Error ? error.message : String(error) });
+          session.afterTool(asked, { status: 'error', output: error instanceof Error ? error.message : text(error) });
           // The tool's error is the one to see; a write that failed is the session's finish() to report.
           await writer?.written().catch(() => undefined);
           throw error;
@@ -179,6 +180,15 @@ function outputText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? '';
   } catch {
+    return text(value);
+  }
+}
+
+/** String(value), or for a value that has no text (an object without a prototype, a toString that throws) its tag. */
+function text(value: unknown): string {
+  try {
     return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }
