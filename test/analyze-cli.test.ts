@@ -12,6 +12,7 @@ import { costOf, DEFAULT_PRICES } from '../src/agent/prices.js';
 import { runCli } from './support/cli.js';
 import { copyCorpus, corpusFiles, OFFLINE, TAPES } from './support/corpus.js';
 import { ANSWER_USAGE, LOOKUP_USAGE, LOOPING, recordChatAgent } from './support/library-agent.js';
+import { recordLoopingAgent } from './support/looping-agent.js';
 
 let dir: string;
 let loop: string;
@@ -115,6 +116,21 @@ describe('agentctl analyze', () => {
     const result = await analyze([id.slice(0, 10), '--store', store]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${id}: would have been stopped at step 2 by identical_call_block`));
+  });
+
+  it('a run whose model wrote arguments nested 20,000 levels deep (text in the tape, which JSON.parse takes): analysed, viewed and shown as any other', async () => {
+    const deep = join(dir, 'deep.tape.jsonl');
+    await recordLoopingAgent(deep, `{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)},"q":"port"}`);
+    const result = await analyze(['deep.tape.jsonl']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^deep\.tape\.jsonl: would have been stopped at step 2 by identical_call_block \(lookup: identical call 3 of 3/);
+    for (const command of [['view', '--no-tui'], ['show']]) {
+      const shown = await runCli([...command, 'deep.tape.jsonl'], { cwd: dir, env });
+      expect(shown.stderr).toBe('');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/would have been stopped at step 2 by identical_call_block/);
+    }
   });
 
   it('exits: 2 for a setting an analysis does not read or a bad value, 10 for a path or run that is not there, 9 for an invalid tape', async () => {

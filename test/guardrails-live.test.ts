@@ -16,7 +16,7 @@ import { createRedactor, type Redactor } from '../src/core/redact.js';
 import type { RunEvent } from '../src/core/events.js';
 import { InvalidOptionError } from '../src/core/errors.js';
 import { callKey } from '../src/guardrails/call-key.js';
-import { createGuardrails, type GuardedCall } from '../src/library/live-guardrails.js';
+import { createGuardrails, type GuardedCall, type GuardrailsOptions } from '../src/library/live-guardrails.js';
 import { recordOpenAI } from '../src/library/record-openai.js';
 import { record, replay } from '../src/library/record-replay.js';
 import { RecordingSession } from '../src/library/recording-session.js';
@@ -184,6 +184,23 @@ describe('guard()', () => {
     expect(await guardrails.guard(call('b', 'fetch_page', { url: 'u' }), () => 'page')).toMatchObject({ action: 'ran', value: 'page' });
   });
 
+  it('a tool that throws, or returns, a value with no text (no prototype, contains itself) is settled as any other: its own throw thrown on, its value given back', async () => {
+    const guardrails = createGuardrails({ failureWarn: 1 });
+    const thrown: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    thrown.code = 'E_TOOL';
+    await expect(guardrails.guard(call('a', 'raw', {}), () => Promise.reject(thrown))).rejects.toBe(thrown);
+    expect(guardrails.decisions.filter((d) => d.gate === 'failures').map((d) => [d.callId, d.verdict])).toEqual([['a', 'warn']]);
+    const value: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    value.self = value;
+    const ran = await guardrails.guard(call('b', 'cyclic', {}), () => value);
+    expect(ran).toMatchObject({ action: 'ran', value, settled: { verdict: 'continue' } });
+  });
+
+  it('refuses an onDecision that is no function, before any call: it would fail the first decision', () => {
+    expect(() => createGuardrails({ onDecision: 'log' as unknown as () => void })).toThrow(InvalidOptionError);
+    expect(() => createGuardrails({ identicalCallBlok: 2 } as GuardrailsOptions)).toThrow(/identicalCallBlok is not a guardrails setting/);
+  });
+
   it('a blocked call never runs: the model gets the message instead', async () => {
     const guardrails = createGuardrails({ identicalCallBlock: 2, tools: { send: {} } });
     let runs = 0;
@@ -214,6 +231,22 @@ describe('createGuardrails({ tape })', () => {
     // Keyed over the redacted arguments, as a replay and an analysis of the tape key them.
     expect(new Set(written.map((e) => e.key).filter((key) => key !== undefined))).toEqual(new Set([callKey('lookup', { q: '[REDACTED]' })]));
     expect(JSON.stringify(events)).not.toContain('hunter2');
+  });
+
+  it('a call the tape\'s redaction makes a duplicate (another secret in it) is not given its twin\'s value: the model is told of the duplicate', async () => {
+    const tape = join(dir, 'secrets.tape.jsonl');
+    const session = await record({ tape });
+    const guardrails = createGuardrails({ tape: session });
+    const asked = (id: string, key: string) => call(id, 'check_key', { key });
+    const check = (args: unknown) => `checked ${JSON.stringify(args)}`;
+    const first = await guardrails.guard(asked('call_1', 'sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA0123456789abcd'), () => check('first'));
+    expect(first).toMatchObject({ action: 'ran', value: 'checked "first"' });
+    // Another key, the same call on the tape: a duplicate, as a replay and the analysis will find it, but not the first key's answer.
+    const other = await guardrails.guard(asked('call_2', 'sk-proj-ZZZZZZZZZZZZZZZZZZZZZZZZ0123456789abcd'), () => check('other'));
+    expect(other).toEqual({ action: 'block', message: expect.stringContaining('duplicate') });
+    expect(guardrails.decisions.filter((d) => d.callId === 'call_2' && d.gate === 'replay_control').map((d) => d.verdict)).toEqual(['skip']);
+    await session.finish();
+    expect(await readFile(tape, 'utf8')).not.toContain('sk-proj');
   });
 
   /**

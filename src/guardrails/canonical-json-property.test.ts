@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical-json.js';
+import { builtWithoutRecursion, canonicalJson } from './canonical-json.js';
 
 /** The plain definition: the parts collected in an array and joined. */
 function reference(value: unknown, out: string[] = []): string {
@@ -75,6 +75,17 @@ describe('canonicalJson', () => {
       { a: () => 1, b: Symbol('s'), c: [() => 1, Symbol('t')] },
       { a: new Map([[1, 2]]), b: new Set([1]) },
     ];
-    for (const value of values) expect(canonicalJson(value)).toBe(reference(value));
+    for (const value of values) {
+      expect(canonicalJson(value)).toBe(reference(value));
+      expect(builtWithoutRecursion(value)).toBe(reference(value));
+    }
+  });
+
+  it('writes the same text without recursion (its way with values nested deeper than the stack)', () => {
+    const withGaps = (v: unknown) => ({ a: v, b: undefined, c: [undefined, v], d: { e: v } });
+    const value = fc.jsonValue({ maxDepth: 6 }).chain((v) => fc.oneof(fc.constant(v), fc.constant(withGaps(v))));
+    fc.assert(fc.property(value, (v) => {
+      expect(builtWithoutRecursion(v)).toBe(reference(v));
+    }), { numRuns: 2000 });
   });
 });

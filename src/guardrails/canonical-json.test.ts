@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 
+/** `[[[…{inner}…]]]`, `depth` arrays deep, under a key: the JSON.parse of such text nests as deep. */
+const nested = (depth: number, inner: string): string => `{"z":1,"a":${'['.repeat(depth)}${inner}${']'.repeat(depth)}}`;
+
 describe('canonicalJson (docs/guardrails.md §1)', () => {
   it('sorts object keys, so key order does not matter', () => {
     expect(canonicalJson({ b: 2, a: 1 })).toBe('{"a":1,"b":2}');
@@ -37,5 +40,16 @@ describe('canonicalJson (docs/guardrails.md §1)', () => {
     expect(canonicalJson(true)).toBe('true');
     expect(canonicalJson('x')).toBe('"x"');
     expect(canonicalJson(3)).toBe('3');
+  });
+
+  it('writes values nested deeper than the call stack goes (arguments a model wrote 100,000 levels deep) as it writes any other', () => {
+    const deep = JSON.parse(nested(100_000, '{"b":1,"a":2}')) as unknown;
+    expect(canonicalJson(deep)).toBe(`{"a":${'['.repeat(100_000)}{"a":2,"b":1}${']'.repeat(100_000)},"z":1}`);
+  });
+
+  it('refuses a value that contains itself with a TypeError: it has no JSON', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = [cyclic];
+    expect(() => canonicalJson(cyclic)).toThrow(TypeError);
   });
 });

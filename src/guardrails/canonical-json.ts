@@ -4,11 +4,75 @@
  * differ only in key order give the same text, so the text can be hashed into a stable key.
  */
 export function canonicalJson(value: unknown): string {
-  // Plain data whose keys are already in order at every depth (a tape's events and messages, which
-  // are canonical JSON when read): JSON.stringify writes the same text, in one native call instead
-  // of one per key and value.
-  if (value !== null && typeof value === 'object' && inCanonicalOrder(value)) return JSON.stringify(value);
-  return built(value);
+  try {
+    // Plain data whose keys are already in order at every depth (a tape's events and messages, which
+    // are canonical JSON when read): JSON.stringify writes the same text, in one native call instead
+    // of one per key and value.
+    if (value !== null && typeof value === 'object' && inCanonicalOrder(value)) return JSON.stringify(value);
+    return built(value);
+  } catch (error) {
+    // Nested deeper than the stack goes (tool arguments a model wrote thousands of levels deep, which
+    // JSON.parse takes): the same text, built without recursion, so the key is the one it always was.
+    if (error instanceof RangeError) return builtWithoutRecursion(value);
+    throw error;
+  }
+}
+
+/** An array or object being written, and how far. */
+type Open =
+  | { array: readonly unknown[]; next: number }
+  | { record: Record<string, unknown>; keys: string[]; next: number; wrote: boolean };
+
+/**
+ * What `built` writes, with the open arrays and objects on a stack of its own instead of the call
+ * stack: any depth. A value that contains itself is a TypeError (it has no JSON), not a loop.
+ */
+export function builtWithoutRecursion(value: unknown): string {
+  let out = '';
+  const stack: Open[] = [];
+  const ancestors = new Set<object>();
+  const enter = (item: unknown): void => {
+    if (item === null || typeof item !== 'object') {
+      out += JSON.stringify(item) ?? 'null';
+      return;
+    }
+    if (ancestors.has(item)) throw new TypeError('canonicalJson: the value contains itself');
+    ancestors.add(item);
+    if (Array.isArray(item)) {
+      out += '[';
+      stack.push({ array: item, next: 0 });
+    } else {
+      out += '{';
+      const record = item as Record<string, unknown>;
+      stack.push({ record, keys: sortedKeys(record), next: 0, wrote: false });
+    }
+  };
+  enter(value);
+  for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
+    if ('array' in top) {
+      if (top.next < top.array.length) {
+        if (top.next > 0) out += ',';
+        enter(top.array[top.next++]);
+        continue;
+      }
+      out += ']';
+      ancestors.delete(top.array);
+    } else {
+      while (top.next < top.keys.length && top.record[top.keys[top.next] as string] === undefined) top.next++;
+      if (top.next < top.keys.length) {
+        const key = top.keys[top.next++] as string;
+        if (top.wrote) out += ',';
+        top.wrote = true;
+        out += JSON.stringify(key) + ':';
+        enter(top.record[key]);
+        continue;
+      }
+      out += '}';
+      ancestors.delete(top.record);
+    }
+    stack.pop();
+  }
+  return out;
 }
 
 /** canonicalJson for any value, built piece by piece. */

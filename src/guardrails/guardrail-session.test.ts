@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../core/messages.js';
-import { GuardrailSession, resolveGuardrailsConfig, type GuardrailDecision } from './guardrail-session.js';
+import { InvalidOptionError } from '../core/errors.js';
+import { GuardrailSession, resolveGuardrailsConfig, type GuardrailDecision, type GuardrailsConfig } from './guardrail-session.js';
 
 const call = (id: string, name: string, args: unknown): ToolCall => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
 
@@ -82,5 +83,18 @@ describe('GuardrailSession', () => {
     expect(() => resolveGuardrailsConfig({ identicalCallBlock: 0 })).toThrow(/guardrails\.identicalCallBlock/);
     expect(() => resolveGuardrailsConfig({ haltNudges: -1 })).toThrow(/guardrails\.haltNudges/);
     expect(resolveGuardrailsConfig({})).toMatchObject({ identicalCallBlock: 3, maxRepeatedToolSteps: 3, haltNudges: 0 });
+  });
+
+  it('a key that is no setting, and a tool flag that is not true or false, are refused by name: a typo would be the default unnoticed', () => {
+    const bad = (config: unknown) => () => new GuardrailSession(config as GuardrailsConfig);
+    expect(bad({ identicalCallBlok: 2 })).toThrow(/^guardrails\.identicalCallBlok is not a guardrails setting$/);
+    expect(bad({ maxSteps: 3 })).toThrow(/guardrails\.maxSteps is not a guardrails setting/);
+    // 'maybe' is truthy: it would have made the tool idempotent, its duplicates skipped.
+    expect(bad({ tools: { send: { idempotent: 'maybe' } } })).toThrow(/^guardrails\.tools\.send\.idempotent must be true or false, got "maybe"$/);
+    expect(bad({ tools: { send: { idempotant: false } } })).toThrow(/guardrails\.tools\.send\.idempotant is not a tool flag/);
+    expect(bad({ tools: { send: null } })).toThrow(/guardrails\.tools\.send must be an object of flags/);
+    expect(bad({ tools: 'send' })).toThrow(/guardrails\.tools must be an object/);
+    for (const error of [bad({ tools: { send: null } }), bad({ foo: 1 })]) expect(error).toThrow(InvalidOptionError);
+    expect(new GuardrailSession({ tools: { send: { idempotent: false, mutating: undefined } } }).config.identicalCallBlock).toBe(3);
   });
 });

@@ -93,8 +93,19 @@ export interface GuardrailSessionOptions {
 /** Every setting with its value: the defaults filled in, each checked. */
 export type ResolvedGuardrailsConfig = LoopGuardConfig & LoopGuardrailsConfig & { haltNudges: number };
 
-/** The settings with their defaults; a bad value is an InvalidOptionError naming its `guardrails.*` key. */
+/** The settings a GuardrailsConfig may name: the config's `guardrails.*` keys, and `tools`. */
+const SETTINGS: ReadonlySet<string> = new Set([...Object.keys(DEFAULT_LOOP_GUARD_CONFIG), ...Object.keys(DEFAULT_LOOP_GUARDRAILS_CONFIG), 'haltNudges', 'tools']);
+
+/**
+ * The settings with their defaults; a bad value is an InvalidOptionError naming its `guardrails.*`
+ * key. A key that is no setting is one too: a misspelt threshold would otherwise be its default,
+ * unnoticed; so is a tool flag other than true or false, which would read as whatever it is truthy as.
+ */
 export function resolveGuardrailsConfig(config: GuardrailsConfig = {}): ResolvedGuardrailsConfig {
+  for (const key of Object.keys(config)) {
+    if (!SETTINGS.has(key)) throw new InvalidOptionError(`guardrails.${key} is not a guardrails setting`, { hint: `the settings: ${[...SETTINGS].join(', ')}` });
+  }
+  checkToolFlags(config.tools);
   const haltNudges = config.haltNudges ?? 0;
   if (!(Number.isInteger(haltNudges) && haltNudges >= 0)) {
     throw new InvalidOptionError(`guardrails.haltNudges must be a non-negative integer, got ${JSON.stringify(haltNudges) ?? String(haltNudges)}`);
@@ -103,6 +114,29 @@ export function resolveGuardrailsConfig(config: GuardrailsConfig = {}): Resolved
   const loop = new LoopGuard(config).config;
   const session = new LoopGuardrails(config).config;
   return { ...DEFAULT_LOOP_GUARD_CONFIG, ...loop, ...DEFAULT_LOOP_GUARDRAILS_CONFIG, ...session, haltNudges };
+}
+
+/** `tools`: by name, each tool's flags, each true, false or left out. */
+function checkToolFlags(tools: unknown): void {
+  if (tools === undefined) return;
+  if (!isRecord(tools)) throw new InvalidOptionError(`guardrails.tools must be an object of tools by name, got ${shown(tools)}`);
+  for (const [name, flags] of Object.entries(tools)) {
+    if (!isRecord(flags)) throw new InvalidOptionError(`guardrails.tools.${name} must be an object of flags (idempotent, mutating), got ${shown(flags)}`);
+    for (const [flag, value] of Object.entries(flags)) {
+      if (flag !== 'idempotent' && flag !== 'mutating') throw new InvalidOptionError(`guardrails.tools.${name}.${flag} is not a tool flag: idempotent or mutating`);
+      if (value !== undefined && typeof value !== 'boolean') throw new InvalidOptionError(`guardrails.tools.${name}.${flag} must be true or false, got ${shown(value)}`);
+    }
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A bad value as the message quotes it (JSON when it has one, else its kind). */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
 
 /** A tool's spec from its flags: a named tool's missing flags are the cautious ones. */

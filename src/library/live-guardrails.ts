@@ -9,6 +9,7 @@
 import { InvalidOptionError } from '../core/errors.js';
 import type { ToolCall } from '../core/messages.js';
 import type { Redactor } from '../core/redact.js';
+import { parseToolCall } from '../guardrails/call-key.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import {
   GuardrailSession, type GuardrailDecision, type GuardrailsConfig, type ResolvedGuardrailsConfig, type StepCheck, type ToolCheck,
@@ -43,7 +44,10 @@ export type GuardedRun<T> =
   | { action: 'ran'; value: T; settled: ToolSettled }
   /** A duplicate of an earlier success: not run, `value` is what the earlier call returned. */
   | { action: 'skip'; value: T; message: string }
-  /** Refused: not run, `message` is for the model in place of a result. */
+  /**
+   * Refused, or a duplicate whose twin's value it cannot be given (the two differ in a secret the
+   * tape redacts, or guard() did not run the twin): not run, `message` is for the model in place of a result.
+   */
   | { action: 'block'; message: string };
 
 export interface Guardrails {
@@ -95,6 +99,7 @@ function tapeInternals(tape: GuardrailsOptions['tape']): SessionInternals | unde
 export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
   const decisions: GuardrailDecision[] = [];
   const { onDecision, tape, ...config } = options;
+  if (onDecision !== undefined && typeof onDecision !== 'function') throw new InvalidOptionError('createGuardrails: `onDecision` must be a function');
   const inner = tapeInternals(tape);
   const recording = inner?.recording;
   const writer = recording === undefined ? undefined : new DecisionWriter(recording);
@@ -108,8 +113,10 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
       onDecision?.(decision);
     },
   });
-  // What each successful call returned, by call id, so a duplicate can be given its twin's value.
-  const values = new Map<string, unknown>();
+  // What each successful call returned, by call id, with the key of its arguments as given (not
+  // redacted), so a duplicate is given its twin's value only when it is the very same call.
+  const values = new Map<string, { value: unknown; key: string }>();
+  const givenKey = (call: GuardedCall): string => parseToolCall(toolCallOf(call)).key;
   let queue: Promise<unknown> = Promise.resolve();
 
   const guardrails: Guardrails = {
@@ -138,18 +145,23 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
         if (check.action === 'block') return { action: 'block', message: check.message };
         if (check.action === 'skip') {
           const earlier = check.earlier.callId === undefined ? undefined : values.get(check.earlier.callId);
-          return { action: 'skip', value: earlier as T, message: check.message };
+          // The gates judge the calls as the tape keeps them: two that differ only in a secret it
+          // redacts are one call to them. Its twin's value would be another call's answer — the
+          // model is told of the duplicate instead, as the built-in loop tells it. So is a call whose
+          // twin guard() did not run (its value is not known).
+          if (earlier === undefined || earlier.key !== givenKey(call)) return { action: 'block', message: check.message };
+          return { action: 'skip', value: earlier.value as T, message: check.message };
         }
         let value: T;
         try {
           value = await run();
         } catch (error) {
-          session.afterTool(asked, { status: 'error', output: error instanceof Error ? error.message : String(error) });
+          session.afterTool(asked, { status: 'error', output: error instanceof Error ? error.message : text(error) });
           // The tool's error is the one to see; a write that failed is the session's finish() to report.
           await writer?.written().catch(() => undefined);
           throw error;
         }
-        values.set(call.id, value);
+        values.set(call.id, { value, key: givenKey(call) });
         const settled = session.afterTool(asked, outcome?.(value) ?? { status: 'ok', output: outputText(value) });
         await writer?.written();
         return { action: 'ran', value, settled };
@@ -168,6 +180,15 @@ function outputText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? '';
   } catch {
+    return text(value);
+  }
+}
+
+/** String(value), or for a value that has no text (an object without a prototype, a toString that throws) its tag. */
+function text(value: unknown): string {
+  try {
     return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }

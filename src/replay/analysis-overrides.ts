@@ -37,7 +37,8 @@ export function analysisOverrides(overrides: readonly string[]): string[] {
  * JSON as written, already checked).
  */
 export function analysisOptions(overrides: readonly string[], file?: unknown): AnalysisOptions {
-  const tools: Record<string, ToolFlags> = {};
+  // By name in a map: a tool may be named `__proto__`, which on a plain object would set its prototype.
+  const tools = new Map<string, ToolFlags>();
   const settings: string[] = [];
   for (const override of overrides) {
     const eq = override.indexOf('=');
@@ -46,7 +47,8 @@ export function analysisOptions(overrides: readonly string[], file?: unknown): A
     if (flag !== null) {
       const value = override.slice(eq + 1);
       if (value !== 'true' && value !== 'false') throw new UsageError(`--set ${quotedInput(key)} must be true or false, got '${quotedInput(value)}'`);
-      tools[flag[1] as string] = { ...tools[flag[1] as string], [flag[2] as 'idempotent' | 'mutating']: value === 'true' };
+      const name = flag[1] as string;
+      tools.set(name, { ...tools.get(name), [flag[2] as 'idempotent' | 'mutating']: value === 'true' });
       continue;
     }
     if (eq > 0 && !readsKey(key)) {
@@ -63,7 +65,7 @@ export function analysisOptions(overrides: readonly string[], file?: unknown): A
     if (section === 'guardrails') (config as Json)[name] = ((set as AgentConfig).guardrails as Json)[name];
     else (limits as Json)[name] = ((set as AgentConfig).limits as Json)[name];
   }
-  if (Object.keys(tools).length > 0) config.tools = tools;
+  if (tools.size > 0) config.tools = Object.fromEntries(tools);
   return { ...options, config, limits };
 }
 

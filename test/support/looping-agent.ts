@@ -11,8 +11,9 @@ import { startMockLlm } from './mock-llm.js';
 
 const LOOKUP: ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
 
-export async function recordLoopingAgent(tape: string): Promise<void> {
-  const call = { name: 'lookup', arguments: '{"q":"port"}' };
+/** `args`: the arguments text of each of the four calls. */
+export async function recordLoopingAgent(tape: string, args = '{"q":"port"}'): Promise<void> {
+  const call = { name: 'lookup', arguments: args };
   const llm = await startMockLlm([{ tool_calls: [call] }, { tool_calls: [call] }, { tool_calls: [call] }, { tool_calls: [call] }, { content: 'port 8080' }]);
   try {
     const client = await recordOpenAI(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-looping-agent-0000', maxRetries: 0 }), { tape, task: 'find the port' });
