@@ -58,6 +58,69 @@ describe('GuardrailSession', () => {
     expect(last.end).toMatchObject({ action: 'stop', rule: 'consecutive_failures_halt' });
   });
 
+  it('a timed-out call is a failure of its tool; with no output, the warning is all the model reads', () => {
+    const session = new GuardrailSession({ failureWarn: 1, failureHalt: 3 });
+    const a = call('a', 't', {});
+    session.beforeTool(a);
+    const settled = session.afterTool(a, { status: 'timeout' });
+    expect(settled.verdict).toBe('warn');
+    expect(settled.output).toMatch(/^Warning: `t` has failed 1 consecutive times/);
+  });
+
+  it('a named tool without a mutating flag is taken as mutating: its success makes earlier reads stale', () => {
+    const session = new GuardrailSession({ tools: { read: { idempotent: true, mutating: false }, save: {} } });
+    expect(runStep(session, call('a', 'read', { p: 'f' })).before.action).toBe('allow');
+    expect(runStep(session, call('b', 'read', { p: 'f' })).before.action).toBe('skip');
+    runStep(session, call('c', 'save', { p: 'f' }));
+    expect(runStep(session, call('d', 'read', { p: 'f' })).before.action).toBe('allow');
+  });
+
+  it('the lookup option wins over config.tools for a tool both know', () => {
+    const spec = { name: 'read', description: '', parameters: {}, idempotent: true, mutating: false, timeoutMs: 0 };
+    const session = new GuardrailSession({ tools: { read: { idempotent: false } } }, { lookup: (name) => (name === 'read' ? spec : undefined) });
+    runStep(session, call('a', 'read', { p: 'f' }));
+    expect(runStep(session, call('b', 'read', { p: 'f' })).before.action).toBe('skip');
+  });
+
+  it('a call is settled once: settling it again, or after a new turn began, is refused', () => {
+    const session = new GuardrailSession();
+    const a = call('a', 'r', {});
+    session.beforeTool(a);
+    session.afterTool(a, { status: 'ok' });
+    expect(() => session.afterTool(a, { status: 'ok' })).toThrow(/was not allowed by beforeTool \(or was settled already\)/);
+    const b = call('b', 'r', { n: 1 });
+    expect(session.beforeTool(b).action).toBe('allow');
+    session.newTurn();
+    expect(() => session.afterTool(b, { status: 'ok' })).toThrow(/was not allowed by beforeTool/);
+  });
+
+  it('two tools halting in one step: the stop names the first that halted', () => {
+    const session = new GuardrailSession({ failureWarn: 1, failureHalt: 1 });
+    const a = call('a', 'first', {});
+    const b = call('b', 'second', {});
+    // A driver that lets a step's calls run at once: both are allowed before either settles.
+    session.beforeTool(a);
+    session.beforeTool(b);
+    expect(session.afterTool(a, { status: 'error' }).verdict).toBe('halt');
+    expect(session.afterTool(b, { status: 'error' }).verdict).toBe('halt');
+    const end = session.endStep();
+    expect(end).toMatchObject({ action: 'stop', rule: 'consecutive_failures_halt' });
+    expect(end.action === 'stop' ? end.reason : '').toMatch(/^tool_failures: `first` has failed/);
+  });
+
+  it('a step that asked for no calls ends with no decision; after the stop, a step ends with none either', () => {
+    const seen: GuardrailDecision[] = [];
+    const session = new GuardrailSession({ maxRepeatedToolSteps: 1 }, { onDecision: (d) => seen.push(d) });
+    expect(session.endStep()).toEqual({ action: 'continue', decisions: [] });
+    expect(seen).toEqual([]);
+    runStep(session, call('a', 'r', {}));
+    expect(runStep(session, call('b', 'r', {})).end).toMatchObject({ action: 'stop', rule: 'repetition' });
+    const after = runStep(session, call('c', 'r', {}));
+    expect(after.before).toMatchObject({ action: 'block', decisions: [{ rule: 'after_stop' }] });
+    expect(after.end.decisions).toEqual([]);
+    expect(seen.filter((d) => d.gate === 'repetition').map((d) => d.verdict)).toEqual(['continue', 'stuck']);
+  });
+
   it('after a halt, the rest of the step is refused (after_halt)', () => {
     const session = new GuardrailSession({ failureWarn: 1, failureHalt: 1 });
     const a = call('a', 't', {});
@@ -82,6 +145,7 @@ describe('GuardrailSession', () => {
   it('a bad setting is named by its guardrails.* key', () => {
     expect(() => resolveGuardrailsConfig({ identicalCallBlock: 0 })).toThrow(/guardrails\.identicalCallBlock/);
     expect(() => resolveGuardrailsConfig({ haltNudges: -1 })).toThrow(/guardrails\.haltNudges/);
+    expect(() => resolveGuardrailsConfig({ haltNudges: 1.5 })).toThrow(/guardrails\.haltNudges must be a non-negative integer/);
     expect(resolveGuardrailsConfig({})).toMatchObject({ identicalCallBlock: 3, maxRepeatedToolSteps: 3, haltNudges: 0 });
   });
 
