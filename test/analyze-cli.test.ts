@@ -118,6 +118,20 @@ describe('agentctl analyze', () => {
     expect(result.stdout).toMatch(new RegExp(`^${id}: would have been stopped at step 2 by identical_call_block`));
   });
 
+  it('a token budget the run goes over: stopped at the answer that took it over, where the built-in loop ends a run, and counted under the token budget', async () => {
+    // 110 tokens a step: 330 at step 2, over a budget of 300 before that answer's call would be blocked.
+    const result = await analyze(['loop.tape.jsonl', '--set', 'limits.tokenBudget=300']);
+    expect(result.code).toBe(0);
+    const cost = `$${(3 * callCost + answerCost).toFixed(4)}`;
+    expect(result.stdout).toBe([
+      `loop.tape.jsonl: would have been stopped at step 2 by token_budget_exceeded (used 330 tokens of a budget of 300), 4 steps and ${cost} earlier`,
+      `1 of 1 recorded run would have been stopped at the token budget, 4 steps and ${cost} earlier`,
+      '',
+    ].join('\n'));
+    const json = JSON.parse((await analyze(['loop.tape.jsonl', '--json', '--set', 'limits.costLimit=0.00001'])).stdout.split('\n')[0] as string) as Record<string, unknown>;
+    expect(json).toMatchObject({ stop: { step: 0, gate: 'budget', rule: 'cost_limit_exceeded', verdict: 'halt' }, saved: { steps: 6 } });
+  });
+
   it('a run whose model wrote arguments nested 20,000 levels deep (text in the tape, which JSON.parse takes): analysed, viewed and shown as any other', async () => {
     const deep = join(dir, 'deep.tape.jsonl');
     await recordLoopingAgent(deep, `{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)},"q":"port"}`);

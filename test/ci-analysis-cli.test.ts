@@ -68,6 +68,15 @@ describe('ci --set over a library recording', () => {
     expect(result).toMatchObject({ analysis: { stop: { step: 1, rule: 'repetition', verdict: 'stuck' } } });
   });
 
+  it('a token budget it goes over: stopped at the answer that took it over, ending in BUDGET_EXCEEDED, counted under the token budget', async () => {
+    const result = await ci(['corpus/zz-loop.tape.jsonl', '--set', 'limits.tokenBudget=300']);
+    expect(result.code).toBe(0);
+    const row = /changed +corpus\/zz-loop\.tape\.jsonl +step 0: near_token_budget none → warn; would have been stopped at step 2 by token_budget_\w+/;
+    expect(result.stdout).toMatch(row);
+    expect(result.stdout).toContain('1 run that completed now ends in BUDGET_EXCEEDED');
+    expect(result.stdout).toContain('analysed: 1 of 1 recorded run would have been stopped at the token budget, 4 steps and $0.0001 earlier\n');
+  });
+
   it('--fail-on-change fails on it; without --set, ci still reports it as not replayable', async () => {
     expect((await ci(['corpus/zz-loop.tape.jsonl', '--set', 'guardrails.identicalCallBlock=2', '--fail-on-change'])).code).toBe(7);
     const check = await ci(['corpus/zz-loop.tape.jsonl']);

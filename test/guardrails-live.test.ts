@@ -314,6 +314,19 @@ describe('createGuardrails({ tape })', () => {
     expect(await readFile(tape, 'utf8')).toBe(before);
   });
 
+  it('refuses a finished session, and guard() after the session finished runs nothing: their decisions would be lost', async () => {
+    const done = await record({ tape: join(dir, 'done.tape.jsonl') });
+    await done.finish();
+    expect(() => createGuardrails({ tape: done })).toThrow(/^createGuardrails: run \w+ is finished: its tape takes no more decisions$/);
+    const session = await record({ tape: join(dir, 'late.tape.jsonl') });
+    const guardrails = createGuardrails({ tape: session });
+    expect(await guardrails.guard(call('a', 'lookup', {}), () => 1)).toMatchObject({ action: 'ran' });
+    await session.finish();
+    let runs = 0;
+    await expect(guardrails.guard(call('b', 'send', {}), () => ++runs)).rejects.toThrow(InvalidOptionError);
+    expect(runs).toBe(0);
+  });
+
   it('refuses a session agentctl did not open (a copy of one): its decisions would not be recorded', async () => {
     const session = await record({ tape: join(dir, 'copy.tape.jsonl') });
     expect(() => createGuardrails({ tape: { ...session } })).toThrow(InvalidOptionError);

@@ -42,6 +42,10 @@ export const RULES = {
   withinBudget: 'within_budget',
   nearTokenBudget: 'near_token_budget',
   nearCostLimit: 'near_cost_limit',
+  // Over a hard limit (limits.tokenBudget, limits.costLimit): the built-in loop ends the run
+  // (BUDGET_EXCEEDED) with no decision of its own; an analysis names its stop point by these.
+  tokenBudgetExceeded: 'token_budget_exceeded',
+  costLimitExceeded: 'cost_limit_exceeded',
 } as const;
 
 /** One of the rule names above. Policies may add their own names; these are the built-in ones. */

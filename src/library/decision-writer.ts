@@ -5,6 +5,7 @@
  * each write is started at once — in its place among the run's other events — and waited for later:
  * by `guard`, and by the session's finish(), which fails with the first write that failed.
  */
+import { InvalidOptionError } from '../core/errors.js';
 import type { GuardrailDecision } from '../guardrails/guardrail-session.js';
 import type { RecordingSession } from './recording-session.js';
 
@@ -16,7 +17,9 @@ export class DecisionWriter {
 
   write(decision: GuardrailDecision): void {
     const { step: _step, callId, ...record } = decision;
-    const done = this.recording.writeDetached({
+    // A finished run takes no more events (its recording fetch refuses calls too): the decision
+    // would be lost without a word, and guard() would run the tool as if it were recorded.
+    const done = this.recording.isFinished ? Promise.reject(finishedRunError(this.recording.runId)) : this.recording.writeDetached({
       type: 'guardrail',
       step: this.recording.currentStep,
       ...(callId === undefined ? {} : { callId }),
@@ -32,4 +35,11 @@ export class DecisionWriter {
   written(): Promise<void> {
     return this.chain;
   }
+}
+
+/** The error of guardrails given, or still used with, a session whose run is finished. */
+export function finishedRunError(runId: string): InvalidOptionError {
+  return new InvalidOptionError(`createGuardrails: run ${runId} is finished: its tape takes no more decisions`, {
+    hint: 'create the guardrails with the session, and finish the session once the agent is done',
+  });
 }

@@ -15,7 +15,7 @@ import {
   GuardrailSession, type GuardrailDecision, type GuardrailsConfig, type ResolvedGuardrailsConfig, type StepCheck, type ToolCheck,
   type ToolOutcome, type ToolSettled,
 } from '../guardrails/guardrail-session.js';
-import { DecisionWriter } from './decision-writer.js';
+import { DecisionWriter, finishedRunError } from './decision-writer.js';
 import { internalsOf, type SessionInternals } from './session-internals.js';
 import type { TapeSession } from './tape-options.js';
 
@@ -102,6 +102,7 @@ export function createGuardrails(options: GuardrailsOptions = {}): Guardrails {
   if (onDecision !== undefined && typeof onDecision !== 'function') throw new InvalidOptionError('createGuardrails: `onDecision` must be a function');
   const inner = tapeInternals(tape);
   const recording = inner?.recording;
+  if (recording?.isFinished === true) throw finishedRunError(recording.runId);
   const writer = recording === undefined ? undefined : new DecisionWriter(recording);
   // The calls as the tape keeps them, so the keys and texts of the decisions are the recording's.
   const redact: Redactor | undefined = inner?.redact;

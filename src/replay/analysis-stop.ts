@@ -6,7 +6,8 @@
  * a repetition stop, a failure halt that ended the run (one a halt nudge turned into a message did
  * not) — and that the recording does not show already (a recorded guardrail event with the same
  * gate, tool, call, key and verdict; a decision about no call also at the same step). A duplicate
- * skipped and a warning are shown, but stop nothing.
+ * skipped and a warning are shown, but stop nothing. A run no decision stopped that went over a
+ * token budget or cost limit stops at the answer that took it over (overLimitStop).
  */
 import type { GuardrailEvent, RunEvent } from '../core/events.js';
 import { RULES } from '../guardrails/rules.js';
@@ -23,6 +24,26 @@ export interface AnalysisStop {
   reason: string;
   /** For a refusal after a halt or a stop (`after_halt`, `after_stop`): the rule that stopped the run. */
   cause?: string;
+}
+
+/** Where the recording went over a limit the analysis was given: the answer that took it over. */
+export interface OverLimit {
+  step: number;
+  seq: number;
+  rule: typeof RULES.tokenBudgetExceeded | typeof RULES.costLimitExceeded;
+  reason: string;
+}
+
+/**
+ * The stop point of a run that went over its token budget or cost limit (and no decision stopped it
+ * before): the answer that took it over, where the built-in loop ends the run. The recording shows
+ * it already when it ended there itself, over its own limit (BUDGET_EXCEEDED, no model call after).
+ */
+export function overLimitStop(over: OverLimit, recorded: readonly RunEvent[]): AnalysisStop | null {
+  const endedThere = recorded.some((e) => e.type === 'run_end' && e.state === 'BUDGET_EXCEEDED')
+    && !recorded.some((e) => e.type === 'llm_request' && e.step > over.step);
+  if (endedThere) return null;
+  return { step: over.step, seq: over.seq, gate: 'budget', rule: over.rule, verdict: 'halt', reason: over.reason };
 }
 
 /** What a recording spent: model calls (steps), tokens, cost. */

@@ -45,6 +45,8 @@ const PHRASES: Record<string, string> = {
   [RULES.identicalCallBlock]: 'the identical-call block',
   [RULES.repetition]: 'the repetition stop',
   [RULES.consecutiveFailuresHalt]: 'the failure halt',
+  [RULES.tokenBudgetExceeded]: 'the token budget',
+  [RULES.costLimitExceeded]: 'the cost limit',
 };
 
 const phrase = (rule: string): string => PHRASES[rule] ?? rule;

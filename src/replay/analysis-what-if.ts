@@ -7,7 +7,8 @@
  *
  * Before is what the recording spent and how it ended; after is where the analysis under the
  * override stops it — the step of its stop point, and what was spent up to it. A repetition stop or
- * a failure halt ends the built-in loop's run in ERROR; a refused call (the identical-call block)
+ * a failure halt ends the built-in loop's run in ERROR, a limit gone over in BUDGET_EXCEEDED; a
+ * refused call (the identical-call block)
  * leaves the end as it was: the run is cut short there, but what the agent would have done next is
  * not on the tape.
  */
@@ -35,11 +36,11 @@ export function analysisWhatIf(meta: RunMeta, events: readonly RunEvent[], optio
   const changes = changedDecisions(before.decisions, after.decisions);
   const stop = after.stop;
   const { totals, saved } = after;
-  const stops = stop !== null && [RULES.repetition, RULES.consecutiveFailuresHalt].includes(stopRule(stop) as never);
+  const recorded = meta.finalState ?? null;
   const whatIf: WhatIf = {
     firstChange: changes.first,
     decisionChanges: changes.count,
-    state: { before: meta.finalState ?? null, after: stops ? 'ERROR' : (meta.finalState ?? null) },
+    state: { before: recorded, after: stop === null ? recorded : (endState(stopRule(stop)) ?? recorded) },
     steps: { before: totals.steps, after: totals.steps - saved.steps },
     tokens: { before: totals.tokens, after: totals.tokens - saved.tokens },
     cost: { before: totals.cost, after: totals.cost - saved.cost },
@@ -50,6 +51,13 @@ export function analysisWhatIf(meta: RunMeta, events: readonly RunEvent[], optio
   if (changes.first !== null) parts.push(`step ${changes.first.step}: ${changes.first.rule} ${changes.first.before} → ${changes.first.after}`);
   parts.push(runSentence(analysis));
   return { outcome: 'changed', message: parts.join('; '), whatIf, analysis };
+}
+
+/** How the built-in loop ends a run stopped by `rule`; undefined when it would not end it (a refused call). */
+function endState(rule: string): RunMeta['finalState'] | undefined {
+  if (rule === RULES.repetition || rule === RULES.consecutiveFailuresHalt) return 'ERROR';
+  if (rule === RULES.tokenBudgetExceeded || rule === RULES.costLimitExceeded) return 'BUDGET_EXCEEDED';
+  return undefined;
 }
 
 /** How many decisions differ in verdict or rule (or are only on one side), and the first in the run's order. */

@@ -15,9 +15,10 @@ import type { GuardrailEvent, LlmResponseEvent, RunEvent } from '../core/events.
 import type { RunMeta } from '../core/run-meta.js';
 import { costOf, priceOf } from '../agent/prices.js';
 import { GuardrailSession, type GuardrailDecision, type ResolvedGuardrailsConfig } from '../guardrails/guardrail-session.js';
+import { RULES } from '../guardrails/rules.js';
 import { ToolOutcomes } from './analysis-outcomes.js';
 import { analysisSettings, type AnalysisOptions, type AnalysisSettings } from './analysis-settings.js';
-import { spent, stopPoint, type AnalysisStop, type Spent } from './analysis-stop.js';
+import { overLimitStop, spent, stopPoint, type AnalysisStop, type OverLimit, type Spent } from './analysis-stop.js';
 import { TurnTracker } from './analysis-turns.js';
 
 export type { AnalysisOptions } from './analysis-settings.js';
@@ -26,7 +27,7 @@ export type { AnalysisStop, Spent } from './analysis-stop.js';
 export interface RunAnalysis {
   /** Every decision, `analysis: true`; `seq` and `step` are the recorded answer's that asked for the call. */
   decisions: GuardrailEvent[];
-  /** The first decision that would have stopped the run which the recording does not show (analysis-stop.ts). */
+  /** The first decision that would have stopped the run which the recording does not show, or the answer that took it over a limit (analysis-stop.ts). */
   stop: AnalysisStop | null;
   /** What the recording spent after the stop point's step (zeros when no stop). */
   saved: Spent;
@@ -42,7 +43,8 @@ export function analyseRun(meta: RunMeta, events: readonly RunEvent[], options: 
   const driver = new AnalysisDriver(meta, events, settings);
   for (const event of events) if (!driver.take(event)) break;
   const decisions = driver.decisions;
-  const stop = stopPoint(decisions, events, driver.haltedAt, driver.session.stop?.rule);
+  const decided = stopPoint(decisions, events, driver.haltedAt, driver.session.stop?.rule);
+  const stop = decided ?? (driver.over === undefined ? null : overLimitStop(driver.over, events));
   const cost = (event: LlmResponseEvent): number => driver.costs.get(event.seq) ?? 0;
   return {
     decisions,
@@ -63,6 +65,8 @@ class AnalysisDriver {
   /** The cost of each answer (by seq), at the price of the model its request named. */
   readonly costs: ReadonlyMap<number, number>;
   readonly outcomeCounts = { recorded: 0, fromMessages: 0, unknown: 0 };
+  /** Where the run went over a limit, and was read no further. */
+  over: OverLimit | undefined;
   private readonly outcomes: ToolOutcomes;
   private readonly turns = new TurnTracker();
   private readonly used = { tokens: 0, cost: 0 };
@@ -99,7 +103,11 @@ class AnalysisDriver {
     const { limits } = this.settings;
     if (this.session.stop === null) this.session.budget(this.used, limits);
     // Over a limit, the built-in loop ends the run before it looks at the answer's calls.
-    if (overLimit(this.used, limits)) return false;
+    const over = overLimit(this.used, limits);
+    if (over !== undefined) {
+      this.over = { step: event.step, seq: event.seq, ...over };
+      return false;
+    }
     const calls = event.response.message.tool_calls ?? [];
     const stoppedBefore = this.session.stop !== null;
     const check = this.session.startStep(calls, event.step);
@@ -141,8 +149,11 @@ function answerCosts(meta: RunMeta, events: readonly RunEvent[], settings: Analy
   return costs;
 }
 
-function overLimit(used: { tokens: number; cost: number }, limits: AnalysisSettings['limits']): boolean {
+/** The limit `used` is over, in the built-in loop's words (agent/loop.ts), if it is over one. */
+function overLimit(used: { tokens: number; cost: number }, limits: AnalysisSettings['limits']): Pick<OverLimit, 'rule' | 'reason'> | undefined {
   const tokenBudget = limits.tokenBudget ?? 0;
   const costLimit = limits.costLimit ?? 0;
-  return (tokenBudget > 0 && used.tokens > tokenBudget) || (costLimit > 0 && used.cost > costLimit);
+  if (tokenBudget > 0 && used.tokens > tokenBudget) return { rule: RULES.tokenBudgetExceeded, reason: `used ${used.tokens} tokens of a budget of ${tokenBudget}` };
+  if (costLimit > 0 && used.cost > costLimit) return { rule: RULES.costLimitExceeded, reason: `cost ${used.cost.toFixed(4)} exceeded the limit of ${costLimit}` };
+  return undefined;
 }
