@@ -116,6 +116,21 @@ describe('agentctl analyze', () => {
     const result = await analyze([id.slice(0, 10), '--store', store]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${id}: would have been stopped at step 2 by identical_call_block`));
+    // Named twice (its id and a prefix), it is one run.
+    const twice = await analyze([id, id.slice(0, 10), '--store', store, '-q']);
+    expect(twice.stdout).toMatch(/^1 of 1 recorded run would have been stopped/);
+  });
+
+  it('a tape file named by several arguments (its path, another path to it, a directory holding it) is one run of the corpus', async () => {
+    const corpus = join(dir, 'once');
+    await mkdir(corpus, { recursive: true });
+    await copyFile(loop, join(corpus, 'loop.tape.jsonl'));
+    const result = await analyze(['once/loop.tape.jsonl', './once/../once/loop.tape.jsonl', 'once', join(corpus, 'loop.tape.jsonl')]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^once\/loop\.tape\.jsonl: would have been stopped at step 2/),
+      expect.stringMatching(/^1 of 1 recorded run would have been stopped at the identical-call block/),
+    ]);
   });
 
   it('a token budget the run goes over: stopped at the answer that took it over, where the built-in loop ends a run, and counted under the token budget', async () => {

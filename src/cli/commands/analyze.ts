@@ -18,6 +18,7 @@ import { corpusSentence, corpusTotals, runSentence, summarise, type AnalysisSumm
 import { findTapes } from '../../replay/corpus.js';
 import { analyseRun, type AnalysisOptions } from '../../replay/guardrail-analysis.js';
 import { openTapeSource, sourceBatches, type TapeSource } from '../../replay/tape-source.js';
+import { isTapePath } from '../../tape/tape-path.js';
 import type { TapeStore } from '../../tape/tape-store.js';
 import { out, type GlobalOptions } from '../io.js';
 import { openStore, storeDir } from '../store-dir.js';
@@ -42,13 +43,24 @@ export async function runAnalyze(refs: readonly string[], options: AnalyzeOption
   const settings = analysisOptions(options.set ?? [], file);
   let store: TapeStore | undefined;
   const analysed: Analysed[] = [];
+  // Each tape file (by its absolute path, as ci counts them) and each run in the store once, however
+  // many arguments name it: a run counted twice would be two runs in the corpus sentence.
+  const seen = new Set<string>();
   try {
     const openedStore = async (): Promise<TapeStore> => (store ??= await openStore(storeDir(options.store), { readOnly: true }));
     for (const ref of refs) {
       // A directory is a corpus of tape files, as ci reads one; anything else a tape file or a run.
       const paths = isDirectory(ref) ? (await findTapes([ref])).map((tape) => tape.relativePath) : [ref];
       if (paths.length === 0) throw new UsageError(`no tapes found in ${ref}`, { hint: 'analyze reads *.tape.jsonl and *.tape.jsonl.gz files, and runs in the store' });
-      for (const path of paths) analysed.push(await analyse(await openTapeSource(path, openedStore, checkedTapes()), settings));
+      for (const path of paths) {
+        const file = isTapePath(path) ? `file ${resolve(path)}` : undefined;
+        if (file !== undefined && seen.has(file)) continue;
+        const source = await openTapeSource(path, openedStore, checkedTapes());
+        const key = file ?? `run ${source.meta.id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        analysed.push(await analyse(source, settings));
+      }
     }
   } finally {
     await store?.close();
