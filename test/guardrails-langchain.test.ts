@@ -10,10 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatOpenAI } from '@langchain/openai';
-import { HumanMessage, ToolMessage, createAgent, tool, toolErrorMiddleware, type BaseMessage } from 'langchain';
+import { AIMessage, HumanMessage, ToolMessage, createAgent, tool, toolErrorMiddleware, type BaseMessage } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { langchainGuardrails } from '../src/adapters/langchain.js';
+import { langchainGuardrails, type LangChainMessageLike, type LangChainToolCall } from '../src/adapters/langchain.js';
 import type { RunEvent } from '../src/core/events.js';
 import type { RunMeta } from '../src/core/run-meta.js';
 import type { GuardrailDecision, GuardrailsConfig } from '../src/guardrails/guardrail-session.js';
@@ -247,5 +247,63 @@ describe('langchainGuardrails: LangChain 1.x agent middleware', () => {
     });
     expect(String(run.error)).toMatch(/no such file: logs\/server\.log/);
     expect(run.decisions.filter((d) => d.gate === 'failures').map((d) => [d.callId, d.verdict, d.rule])).toEqual([['x', 'warn', 'consecutive_failures_warn']]);
+  });
+});
+
+describe('langchainGuardrails: its hooks called as the agent loop calls them', () => {
+  /** The middleware on guardrails without a tape (they count the steps themselves), and each hook as LangChain calls it. */
+  function middleware() {
+    const guardrails = createGuardrails();
+    const mw = langchainGuardrails(guardrails, { ToolMessage });
+    const messages: LangChainMessageLike[] = [];
+    let runs = 0;
+    const tools = (calls: LangChainToolCall[], content: (call: LangChainToolCall) => ToolMessage['content'] = () => 'port 8080') =>
+      Promise.all(calls.map((toolCall) => mw.wrapToolCall({ toolCall }, () => (runs++, new ToolMessage({ content: content(toolCall), tool_call_id: toolCall.id ?? '', name: toolCall.name })))));
+    return {
+      guardrails,
+      runs: () => runs,
+      /** A user message, then the model's answer asking for `calls` (none: the turn's answer), and the calls run. */
+      async step(user: LangChainMessageLike | undefined, calls: LangChainToolCall[], content?: (call: LangChainToolCall) => ToolMessage['content']) {
+        if (user !== undefined) messages.push(user);
+        mw.beforeModel.hook({ messages });
+        messages.push(new AIMessage({ content: calls.length === 0 ? 'done' : '', tool_calls: calls.map((c) => ({ ...c, args: c.args as Record<string, unknown> })) }));
+        mw.afterModel.hook({ messages });
+        return tools(calls, content);
+      },
+    };
+  }
+  const read = (id: string | undefined) => ({ ...(id === undefined ? {} : { id }), name: 'read_file', args: { path: 'src/add.js' } });
+
+  it('a turn\'s answer ends its step: the next turn\'s calls are at the step after it', async () => {
+    const agent = middleware();
+    await agent.step(new HumanMessage('Read add.js.'), [read('a')]);
+    await agent.step(undefined, []);
+    await agent.step(new HumanMessage('Read it again.'), [read('b')]);
+    expect(agent.guardrails.decisions.filter((d) => d.gate === 'replay_control').map((d) => [d.step, d.callId, d.verdict])).toEqual([[0, 'a', 'allow'], [2, 'b', 'allow']]);
+  });
+
+  it('a user message known only by getType() is a new turn too', async () => {
+    const agent = middleware();
+    await agent.step(new HumanMessage('Read add.js.'), [read('a')]);
+    await agent.step(undefined, []);
+    await agent.step({ getType: () => 'human', content: 'Read it again.' }, [read('b')]);
+    expect(agent.runs()).toBe(2);
+  });
+
+  it('calls without ids, run at once, are each their own call', async () => {
+    const agent = middleware();
+    const answers = await agent.step(new HumanMessage('Read both.'), [read(undefined), { name: 'list_dir', args: { path: 'src' } }]);
+    expect(agent.runs()).toBe(2);
+    expect(answers.map((m) => (m as ToolMessage).text)).toEqual(['port 8080', 'port 8080']);
+    expect(new Set(agent.guardrails.decisions.flatMap((d) => (d.callId === undefined ? [] : [d.callId]))).size).toBe(2);
+  });
+
+  it('a duplicate is answered with the text of the earlier result, its content blocks joined', async () => {
+    const agent = middleware();
+    const blocks = () => [{ type: 'text', text: 'port ' }, { type: 'text', text: '8080' }];
+    await agent.step(new HumanMessage('Read add.js.'), [read('a')], blocks);
+    const [duplicate] = await agent.step(undefined, [read('b')], blocks);
+    expect(agent.runs()).toBe(1);
+    expect((duplicate as ToolMessage).text).toBe('port 8080');
   });
 });

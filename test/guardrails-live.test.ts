@@ -201,6 +201,14 @@ describe('guard()', () => {
     expect(() => createGuardrails({ identicalCallBlok: 2 } as GuardrailsOptions)).toThrow(/identicalCallBlok is not a guardrails setting/);
   });
 
+  it('what a call returned is the output the model reads: text as it is, anything else as JSON', async () => {
+    const guardrails = createGuardrails();
+    const text = await guardrails.guard(call('a', 'lookup', { q: 'x' }), () => 'port 8080');
+    const object = await guardrails.guard(call('b', 'lookup', { q: 'y' }), () => ({ port: 8080 }));
+    expect(text.action === 'ran' && text.settled.output).toBe('port 8080');
+    expect(object.action === 'ran' && object.settled.output).toBe('{"port":8080}');
+  });
+
   it('a blocked call never runs: the model gets the message instead', async () => {
     const guardrails = createGuardrails({ identicalCallBlock: 2, tools: { send: {} } });
     let runs = 0;
@@ -333,27 +341,45 @@ describe('createGuardrails({ tape })', () => {
     await session.finish();
   });
 
-  it('a decision that could not be written stops guard() before the tool runs, and fails the session\'s finish()', async () => {
+  /** Guardrails recording onto a session whose tape refuses the guardrail events `refuses` picks, with `failure`. */
+  async function refusingTape(refuses: (event: { type?: unknown; gate?: unknown }) => boolean) {
     const store = await TapeStore.open(join(dir, 'store'), { create: true });
+    const base = createRedactor();
+    const failure = new Error('the disk is full');
+    const refusing: Redactor = Object.assign(
+      <T>(value: T): T => {
+        if (refuses(value as { type?: unknown; gate?: unknown })) throw failure;
+        return base(value);
+      },
+      { text: base.text, spans: base.spans },
+    );
+    const recording = new RecordingSession({ store, ownsStore: false, redact: refusing, source: 'library' });
+    const session = withInternals({ mode: 'record' } as Omit<TapeSession, 'fetch'>, { recording, redact: base });
+    return { store, failure, recording, guardrails: createGuardrails({ tape: session }) };
+  }
+
+  it('a decision that could not be written stops guard() before the tool runs, and fails the session\'s finish()', async () => {
+    // The tape refuses guardrail events only: everything else is written.
+    const { store, failure, recording, guardrails } = await refusingTape((event) => event.type === 'guardrail');
     try {
-      const base = createRedactor();
-      const failure = new Error('the disk is full');
-      // The tape refuses guardrail events only: everything else is written.
-      const refusing: Redactor = Object.assign(
-        <T>(value: T): T => {
-          if ((value as { type?: unknown }).type === 'guardrail') throw failure;
-          return base(value);
-        },
-        { text: base.text, spans: base.spans },
-      );
-      const recording = new RecordingSession({ store, ownsStore: false, redact: refusing, source: 'library' });
-      const session = withInternals({ mode: 'record' } as Omit<TapeSession, 'fetch'>, { recording, redact: base });
-      const guardrails = createGuardrails({ tape: session });
       let runs = 0;
       await expect(guardrails.guard(call('a', 'lookup', {}), () => ++runs)).rejects.toBe(failure);
       expect(runs).toBe(0);
       // A decision made synchronously (beforeTool) that is lost too: finish() reports the first.
       guardrails.beforeTool(call('b', 'other', {}));
+      await expect(recording.finish()).rejects.toBe(failure);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a decision about a call\'s outcome that could not be written fails guard() once the tool has run', async () => {
+    // The tape refuses the failure watch's decisions only: the gates' before the run are written.
+    const { store, failure, recording, guardrails } = await refusingTape((event) => event.type === 'guardrail' && event.gate === 'failures');
+    try {
+      let runs = 0;
+      await expect(guardrails.guard(call('a', 'lookup', {}), () => ++runs)).rejects.toBe(failure);
+      expect(runs).toBe(1);
       await expect(recording.finish()).rejects.toBe(failure);
     } finally {
       await store.close();

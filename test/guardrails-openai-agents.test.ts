@@ -279,6 +279,26 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     expect(guardrails.decisions.filter((d) => d.verdict === 'halt').map((d) => d.step)).toEqual([1, 3]);
   });
 
+  it('a caller\'s own filter is given the model\'s input with the halt nudge in it', async () => {
+    const guarded = openaiAgentsGuardrails(createGuardrails({ failureHalt: 1, haltNudges: 1 }));
+    const seen: unknown[][] = [];
+    const { callModelInputFilter } = guarded.runOptions({
+      callModelInputFilter: async ({ modelData }: CallModelInputFilterArgs) => {
+        seen.push(modelData.input);
+        return modelData;
+      },
+    });
+    const task = { input: [{ role: 'user', content: 'Fetch the page.' }] };
+    // Driven as the runner drives it: a model call, a tool that throws (the halt), the next model call.
+    await callModelInputFilter({ modelData: task });
+    const fetchPage = guarded.execute(async (): Promise<string> => Promise.reject(new Error('503 from example.com')));
+    await expect(fetchPage({}, undefined, { toolCall: { callId: 'c1', name: 'fetch_page', arguments: '{}' } })).rejects.toThrow('503');
+    const next = await callModelInputFilter({ modelData: task });
+    expect(seen[1]).toHaveLength(2);
+    expect(seen[1]?.at(-1)).toEqual({ role: 'user', content: expect.stringContaining('`fetch_page` has failed 1 consecutive times') });
+    expect(next.input).toEqual(seen[1]);
+  });
+
   it('each runOptions() is a new turn (the dedup gate starts afresh); the same options again are the same turn; steps count on', async () => {
     const guardrails = createGuardrails({ tools: { lookup: { idempotent: true, mutating: false } } });
     const guarded = openaiAgentsGuardrails(guardrails);
@@ -316,9 +336,12 @@ describe('openaiAgentsGuardrails: an @openai/agents 0.14 agent that loops', () =
     const first = await rejection(runnerFor(client, 'chat'), agent, 'Look up agentctl.', guarded.runOptions(), false);
     expect(first).toMatchObject({ rule: 'repetition', step: 1 });
     const before = mock.requestCount();
+    const step = guardrails.step;
     const again = await rejection(runnerFor(client, 'chat'), agent, 'Look up agentctl.', guarded.runOptions(), false);
     expect(again).toMatchObject({ rule: 'repetition', step: 1 });
     expect(mock.requestCount()).toBe(before);
+    // No step of the stopped run ends again.
+    expect(guardrails.step).toBe(step);
   });
 
   it('a guarded tool of a run not given the run options refuses to run (no step could end)', async () => {
