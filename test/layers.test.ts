@@ -22,6 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['llm'], // the OpenAI adapter and the model APIs on the wire
   ['tape'], // the store and tape files, and the checks of what they hold
   ['agent'], // the loop, its config and its provider runner
+  ['mcp'], // the Model Context Protocol: a client of MCP servers (the loop's tools), and the record/replay of any agent's MCP traffic
   ['tools', 'guardrails'],
   ['core'],
 ];

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { GATES, VERDICTS } from './decision-names.js';
 import { finiteNumber, jsonRecord, nonNegInt, runTotalsSchema, terminalStateSchema } from './run-meta-schema.js';
 import { AGENT_STATES } from './states.js';
-import { customToolsSchema, toolNameSchema } from './tool-spec-schema.js';
+import { customToolsSchema, mcpServerNameSchema, toolNameSchema } from './tool-spec-schema.js';
 
 /** A header name: an HTTP token. */
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -146,6 +146,22 @@ export const decisionRecordSchema = z.strictObject({
   reason: z.string(),
 });
 
+// ---- MCP (src/mcp) ----
+
+/** A JSON-RPC error as an MCP peer sent it. */
+export const jsonRpcErrorSchema = z.strictObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+
+/**
+ * How an MCP request was answered, as the client saw it: the JSON-RPC `result` or `error`, and the
+ * notifications the server sent while it was open (progress, log messages), in order, which a
+ * replay sends again before the answer.
+ */
+export const mcpReplySchema = z.strictObject({
+  result: jsonRecord.optional(),
+  error: jsonRpcErrorSchema.optional(),
+  notifications: z.array(z.strictObject({ method: z.string(), params: jsonRecord.optional() })).optional(),
+});
+
 /** How one tool call ended (tools.ts). */
 export const toolOutcomeStatusSchema = z.enum(['ok', 'error', 'timeout', 'denied']);
 
@@ -268,6 +284,8 @@ export const toolCallEventSchema = z.strictObject({
   /** The raw argument text the model produced. */
   arguments: z.string(),
   key: z.string(),
+  /** The MCP server the tool belongs to (config `mcpServers`, or `agentctl mcp`); absent for other tools. */
+  server: mcpServerNameSchema.optional(),
 });
 
 export const guardrailEventSchema = z.strictObject({
@@ -292,6 +310,28 @@ export const toolResultEventSchema = z.strictObject({
   /** What the model sees as the tool message. */
   output: z.string(),
   durationMs: finiteNumber,
+  /** The MCP server the tool belongs to; absent for other tools. */
+  server: mcpServerNameSchema.optional(),
+  /** Recorded by `agentctl mcp`: the `tools/call` answer as the client got it, served whole on replay. */
+  mcp: mcpReplySchema.optional(),
+});
+
+/**
+ * Recorded by `agentctl mcp`: an MCP message that is not a tool call — a request (`initialize`,
+ * `tools/list`, `resources/read`, `ping`, …) with its reply, or a notification (no reply). `from`
+ * says who sent it: the client (the agent), or the server (a notification outside any request, or
+ * a request of its own, answered by the client).
+ */
+export const mcpExchangeEventSchema = z.strictObject({
+  ...base,
+  type: z.literal('mcp_exchange'),
+  server: mcpServerNameSchema,
+  from: z.enum(['client', 'server']),
+  method: z.string(),
+  params: jsonRecord.optional(),
+  /** Absent for a notification (and for a request the recording ended before the answer came). */
+  reply: mcpReplySchema.optional(),
+  durationMs: finiteNumber.optional(),
 });
 
 export const budgetEventSchema = z.strictObject({
@@ -370,6 +410,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   toolCallEventSchema,
   guardrailEventSchema,
   toolResultEventSchema,
+  mcpExchangeEventSchema,
   budgetEventSchema,
   checkpointEventSchema,
   warningEventSchema,

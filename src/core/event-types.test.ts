@@ -18,7 +18,7 @@ describe('event types inferred from the schema', () => {
   it('RunEvent is a union discriminated on `type`, one member per event type', () => {
     expectTypeOf<RunEventType>().toEqualTypeOf<
       | 'run_start' | 'state' | 'user_message' | 'llm_request' | 'llm_chunk' | 'llm_error' | 'llm_response' | 'tool_call'
-      | 'guardrail' | 'tool_result' | 'budget' | 'checkpoint' | 'warning' | 'http_exchange' | 'divergence' | 'run_end'
+      | 'guardrail' | 'tool_result' | 'mcp_exchange' | 'budget' | 'checkpoint' | 'warning' | 'http_exchange' | 'divergence' | 'run_end'
     >();
     expectTypeOf<Extract<RunEvent, { type: 'guardrail' }>>().toEqualTypeOf<GuardrailEvent>();
     expectTypeOf<Extract<RunEventInput, { type: 'state' }>>().toEqualTypeOf<Omit<StateEvent, 'seq' | 't'>>();

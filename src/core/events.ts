@@ -34,6 +34,10 @@ export type HttpExchangeEvent = z.infer<typeof schema.httpExchangeEventSchema>;
 export type ToolCallEvent = z.infer<typeof schema.toolCallEventSchema>;
 export type GuardrailEvent = z.infer<typeof schema.guardrailEventSchema>;
 export type ToolResultEvent = z.infer<typeof schema.toolResultEventSchema>;
+/** Recorded by `agentctl mcp`: an MCP request that is not a tool call, with its reply, or a notification. */
+export type McpExchangeEvent = z.infer<typeof schema.mcpExchangeEventSchema>;
+/** How an MCP request was answered, as recorded (a tool_result's `mcp`, an mcp_exchange's `reply`). */
+export type McpReply = z.infer<typeof schema.mcpReplySchema>;
 export type BudgetEvent = z.infer<typeof schema.budgetEventSchema>;
 /** Guardrail counters after a step, so a run restored from the tape continues with the same state. */
 export type CheckpointEvent = z.infer<typeof schema.checkpointEventSchema>;

@@ -49,6 +49,12 @@ export const toolParametersSchema = z
 /** A per-call time limit in milliseconds. */
 export const toolTimeoutSchema = z.number().int().positive();
 
+/** The name an MCP server goes by in a config's `mcpServers` and on a tape: a word, as tool names are. */
+export const mcpServerNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,48}$/, 'must be 1-48 letters, digits, "_" or "-"');
+
+/** A tool's name as its MCP server gives it (the protocol allows more than a model's function names). */
+export const mcpToolNameSchema = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces');
+
 /** A tool's spec, every field stated: as a run used it, and as its `run_start` records a custom tool. */
 export const toolSpecSchema = z.strictObject({
   name: toolNameSchema,
@@ -61,6 +67,8 @@ export const toolSpecSchema = z.strictObject({
   mutating: z.boolean(),
   /** Per-call time limit in milliseconds. */
   timeoutMs: toolTimeoutSchema,
+  /** A tool of an MCP server (config `mcpServers`): the server's name and the tool's own name there. */
+  mcp: z.strictObject({ server: mcpServerNameSchema, tool: mcpToolNameSchema }).optional(),
 });
 
 /** A run's custom tools, as its `run_start` records them (registration order). */

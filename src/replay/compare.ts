@@ -17,7 +17,7 @@
  */
 import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../core/events.js';
 import { decisionChange } from './decision-change.js';
-import { firstDifference, type Difference } from './first-difference.js';
+import { firstDifference, type Difference } from '../core/first-difference.js';
 import { IdLabels } from './id-labels.js';
 import { RequestPairs } from './request-pairs.js';
 import { StepDecisions } from './step-decisions.js';

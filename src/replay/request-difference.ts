@@ -7,7 +7,7 @@
 import type { LlmRequest } from '../core/llm.js';
 import type { ChatMessage } from '../core/messages.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
-import { firstDifference } from './first-difference.js';
+import { firstDifference } from '../core/first-difference.js';
 
 /** What a tape keeps of a request (tool definitions only by name; their text is in the hash). */
 export interface RequestView {

@@ -13,7 +13,7 @@ import type { LlmRequestEvent, RunEvent } from '../core/events.js';
 import type { ChatMessage } from '../core/messages.js';
 import { applyDeltaInPlace } from '../agent/request-delta.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
-import type { Difference } from './first-difference.js';
+import type { Difference } from '../core/first-difference.js';
 import { HashedSettings } from './id-labels.js';
 import { requestDifference, UNSEEN_DIFFERENCE, type RequestView } from './request-difference.js';
 

@@ -4,7 +4,7 @@ import { requestHash } from '../agent/request-delta.js';
 import type { RunEvent, RunEventInput } from '../core/events.js';
 import { TapeFormatError } from '../core/errors.js';
 import type { ChatMessage, ToolCall } from '../core/messages.js';
-import { firstDifference } from './first-difference.js';
+import { firstDifference } from '../core/first-difference.js';
 import { diffRuns, type RunDiffSummary, type StepDiff } from './run-diff.js';
 import { summarizeStep } from './run-diff-summary.js';
 import { UNSEEN_DIFFERENCE } from './request-difference.js';

@@ -20,7 +20,7 @@ import type { LlmRequestEvent, RunEvent, RunEventType } from '../core/events.js'
 import { TapeFormatError } from '../core/errors.js';
 import { closesStep } from '../core/steps.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
-import { firstDifference } from './first-difference.js';
+import { firstDifference } from '../core/first-difference.js';
 import { HashedSettings, IdLabels } from './id-labels.js';
 import { UNSEEN_DIFFERENCE } from './request-difference.js';
 import { summarizeStep, type StepSummary } from './run-diff-summary.js';

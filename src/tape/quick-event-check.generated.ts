@@ -28,15 +28,16 @@ const PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const FROM_VALUES: ReadonlySet<unknown> = new Set<unknown>(['RUNNING', 'WAITING_FOR_TOOL', 'WAITING_FOR_INPUT', 'COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
 const PATTERN_2 = /^[0-9a-f]{64}$/;
 const FINISHREASON_VALUES: ReadonlySet<unknown> = new Set<unknown>(['stop', 'length', 'tool_calls', 'content_filter', 'unknown']);
+const PATTERN_3 = /^[A-Za-z0-9_-]{1,48}$/;
 const GATE_VALUES: ReadonlySet<unknown> = new Set<unknown>(['arguments', 'loop_guard', 'replay_control', 'failures', 'repetition', 'max_tokens', 'budget', 'policy']);
 const VERDICT_VALUES: ReadonlySet<unknown> = new Set<unknown>(['allow', 'skip', 'block', 'continue', 'warn', 'halt', 'stuck', 'recover']);
 const STATUS_VALUES: ReadonlySet<unknown> = new Set<unknown>(['ok', 'error', 'timeout', 'denied']);
 const KIND_VALUES: ReadonlySet<unknown> = new Set<unknown>(['request', 'event', 'patched', 'resync', 'exhausted', 'live', 'tool_output', 'decision']);
 const STATE_VALUES: ReadonlySet<unknown> = new Set<unknown>(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
-const PATTERN_3 = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const PATTERN_4 = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The event types checkRunEvent can vouch for (some fields of some of them aside: see above). */
-export const QUICK_EVENT_TYPES = ['run_start', 'state', 'user_message', 'llm_request', 'llm_chunk', 'llm_error', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'budget', 'checkpoint', 'warning', 'divergence', 'run_end'] as const;
+export const QUICK_EVENT_TYPES = ['run_start', 'state', 'user_message', 'llm_request', 'llm_chunk', 'llm_error', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'mcp_exchange', 'budget', 'checkpoint', 'warning', 'divergence', 'run_end'] as const;
 
 /** True only of an event the event schema (runEventSchema) accepts as it is. */
 export function checkRunEvent(value: unknown): boolean {
@@ -478,6 +479,7 @@ function isEventToolCall(v: unknown): boolean {
       case 'tool': if (!(typeof x === 'string')) return false; present++; break;
       case 'arguments': if (!(typeof x === 'string')) return false; present++; break;
       case 'key': if (!(typeof x === 'string')) return false; present++; break;
+      case 'server': if (!(typeof x === 'string' && PATTERN_3.test(x))) return false; break;
       default: return false;
     }
   }
@@ -536,6 +538,62 @@ function isEventGuardrail(v: unknown): boolean {
   return present === 9;
 }
 
+/** event.tool_result.mcp.error */
+function isEventToolResultMcpError(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  let present = 0;
+  for (const key in v) {
+    const x = v[key];
+    switch (key) {
+      case 'code': if (!Number.isSafeInteger(x)) return false; present++; break;
+      case 'message': if (!(typeof x === 'string')) return false; present++; break;
+      case 'data': break;
+      default: return false;
+    }
+  }
+  return present === 2;
+}
+
+/** event.tool_result.mcp.notifications.item */
+function isEventToolResultMcpNotificationsItem(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  let present = 0;
+  for (const key in v) {
+    const x = v[key];
+    switch (key) {
+      case 'method': if (!(typeof x === 'string')) return false; present++; break;
+      case 'params': if (!isJsonRecord(x)) return false; break;
+      default: return false;
+    }
+  }
+  return present === 1;
+}
+
+/** event.tool_result.mcp.notifications */
+function isEventToolResultMcpNotifications(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (!isEventToolResultMcpNotificationsItem(x)) return false;
+  }
+  return true;
+}
+
+/** event.tool_result.mcp */
+function isEventToolResultMcp(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  for (const key in v) {
+    const x = v[key];
+    switch (key) {
+      case 'result': if (!isJsonRecord(x)) return false; break;
+      case 'error': if (!isEventToolResultMcpError(x)) return false; break;
+      case 'notifications': if (!isEventToolResultMcpNotifications(x)) return false; break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 /** event.tool_result */
 function isEventToolResult(v: unknown): boolean {
   if (!isRecord(v)) return false;
@@ -552,10 +610,35 @@ function isEventToolResult(v: unknown): boolean {
       case 'status': if (!STATUS_VALUES.has(x)) return false; present++; break;
       case 'output': if (!(typeof x === 'string')) return false; present++; break;
       case 'durationMs': if (!Number.isFinite(x)) return false; present++; break;
+      case 'server': if (!(typeof x === 'string' && PATTERN_3.test(x))) return false; break;
+      case 'mcp': if (!isEventToolResultMcp(x)) return false; break;
       default: return false;
     }
   }
   return present === 9;
+}
+
+/** event.mcp_exchange */
+function isEventMcpExchange(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  let present = 0;
+  for (const key in v) {
+    const x = v[key];
+    switch (key) {
+      case 'seq': if (!(Number.isSafeInteger(x) && (x as number) >= 0)) return false; present++; break;
+      case 'step': if (!(Number.isSafeInteger(x) && (x as number) >= 0)) return false; present++; break;
+      case 't': if (!Number.isFinite(x)) return false; present++; break;
+      case 'type': if (!(x === 'mcp_exchange')) return false; present++; break;
+      case 'server': if (!(typeof x === 'string' && PATTERN_3.test(x))) return false; present++; break;
+      case 'from': if (!(x === 'client' || x === 'server')) return false; present++; break;
+      case 'method': if (!(typeof x === 'string')) return false; present++; break;
+      case 'params': if (!isJsonRecord(x)) return false; break;
+      case 'reply': if (!isEventToolResultMcp(x)) return false; break;
+      case 'durationMs': if (!Number.isFinite(x)) return false; break;
+      default: return false;
+    }
+  }
+  return present === 7;
 }
 
 /** event.budget */
@@ -706,6 +789,7 @@ function isEvent(v: unknown): boolean {
     case 'tool_call': return isEventToolCall(v);
     case 'guardrail': return isEventGuardrail(v);
     case 'tool_result': return isEventToolResult(v);
+    case 'mcp_exchange': return isEventMcpExchange(v);
     case 'budget': return isEventBudget(v);
     case 'checkpoint': return isEventCheckpoint(v);
     case 'warning': return isEventWarning(v);
@@ -764,7 +848,7 @@ function isRunMeta(v: unknown): boolean {
   for (const key in v) {
     const x = v[key];
     switch (key) {
-      case 'id': if (!(typeof x === 'string' && PATTERN_3.test(x))) return false; present++; break;
+      case 'id': if (!(typeof x === 'string' && PATTERN_4.test(x))) return false; present++; break;
       case 'kind': if (!(x === 'record' || x === 'replay')) return false; present++; break;
       case 'source': if (!(x === 'cli' || x === 'library' || x === 'proxy')) return false; break;
       case 'parentId': if (!(typeof x === 'string')) return false; break;

@@ -45,6 +45,7 @@ export function specOf(tool: ToolSpec): ToolSpec {
     idempotent: tool.idempotent,
     mutating: tool.mutating,
     timeoutMs: tool.timeoutMs,
+    ...(tool.mcp === undefined ? {} : { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } }),
   };
 }
 

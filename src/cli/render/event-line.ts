@@ -57,6 +57,8 @@ function describe(event: RunEvent): string | null {
       return `${at} warning: ${event.message}`;
     case 'http_exchange':
       return `${at} ${event.method} ${event.path} → ${event.response.status}`;
+    case 'mcp_exchange':
+      return `${at}   mcp:${event.server} ${event.from === 'server' ? '← ' : ''}${event.method}${event.reply?.error === undefined ? '' : ` → error ${event.reply.error.code}: ${clip(event.reply.error.message, 80)}`}`;
     case 'divergence':
       return `${at} ${event.expected ? 'expected ' : ''}divergence (${event.kind}): ${event.message}`;
     case 'run_end':
