@@ -41,8 +41,8 @@ export type { PatchInput } from './replay/patches.js';
 // Errors: every expected failure is an AgentctlError with a stable `code` and its exit code
 // (README, "Error codes"). ToolNotReplayedError is exported above, with the recorded tools.
 export {
-  AgentctlError, isAgentctlError, GuardrailStopError, InvalidOptionError, IoError, NotFoundError, ReplayDivergedError, StoreLockedError,
-  TapeExhaustedError, TapeFormatError, UnexpectedError, UsageError, type AgentctlErrorOptions, type ErrorCode,
+  AgentctlError, isAgentctlError, GuardrailStopError, InvalidOptionError, IoError, McpServerError, NotFoundError, ReplayDivergedError,
+  StoreLockedError, TapeExhaustedError, TapeFormatError, UnexpectedError, UsageError, type AgentctlErrorOptions, type ErrorCode,
 } from './core/errors.js';
 
 // What a tape holds: the run's metadata and the events a recorded agent's run is made of.

@@ -32,7 +32,7 @@ describe('error codes', () => {
   it('every exported error class has a code of its own, and every code has its class', () => {
     const errors = exportedErrors();
     expect(errors.map((e) => e.name).sort()).toEqual([
-      'GuardrailStopError', 'InvalidOptionError', 'IoError', 'NotFoundError', 'ReplayDivergedError', 'StoreLockedError', 'TapeExhaustedError', 'TapeFormatError',
+      'GuardrailStopError', 'InvalidOptionError', 'IoError', 'McpServerError', 'NotFoundError', 'ReplayDivergedError', 'StoreLockedError', 'TapeExhaustedError', 'TapeFormatError',
       'ToolNotReplayedError', 'UnexpectedError', 'UsageError',
     ]);
     for (const { name, error } of errors) {

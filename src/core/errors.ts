@@ -18,6 +18,7 @@ const EXIT_CODES = {
   AGENTCTL_NOT_FOUND: 10,
   AGENTCTL_STORE_LOCKED: 11,
   AGENTCTL_IO: 12,
+  AGENTCTL_MCP_SERVER: 13,
 } as const;
 
 /** The `code` of an AgentctlError: one per error class, stable across versions. */
@@ -153,6 +154,16 @@ export class StoreLockedError extends AgentctlError {
 export class IoError extends AgentctlError {
   constructor(message: string, options: AgentctlErrorOptions = {}) {
     super(message, 'AGENTCTL_IO', options);
+  }
+}
+
+/**
+ * An MCP server a run needs could not be used: it did not start, did not complete the protocol's
+ * handshake or tool listing, or broke the protocol (exit 13). The message names the server.
+ */
+export class McpServerError extends AgentctlError {
+  constructor(message: string, options: AgentctlErrorOptions = {}) {
+    super(message, 'AGENTCTL_MCP_SERVER', options);
   }
 }
 
