@@ -347,11 +347,16 @@ class Conversation implements McpConversation {
     if (this.writes) await this.writeServed(request, entry);
     const reply = entry.reply;
     const token = progressTokenOf(request.params);
-    for (const notification of reply?.notifications ?? []) {
+    const notifications = reply?.notifications ?? [];
+    for (const notification of notifications) {
       const params = notification.params;
       const retokened = token !== undefined && params !== undefined && 'progressToken' in params ? { ...params, progressToken: token } : params;
       this.send(retokened === undefined ? { jsonrpc: '2.0', method: notification.method } : { jsonrpc: '2.0', method: notification.method, params: retokened });
     }
+    // A client may take a notification in a tick after the message that carried it (the SDK's do),
+    // and forget a call's progress token once its answer is in: the answer waits for the next turn
+    // of the event loop, as it would have come later from the server.
+    if (notifications.length > 0) await new Promise<void>((next) => setImmediate(next));
     if (reply?.result !== undefined) this.send({ jsonrpc: '2.0', id: request.id, result: reply.result });
     else if (reply?.error !== undefined) this.send({ jsonrpc: '2.0', id: request.id, error: reply.error });
     for (const loose of looseAfter(this.tape as RecordedTape, entry)) {
