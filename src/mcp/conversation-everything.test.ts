@@ -46,6 +46,25 @@ describe('the wrapper with server-everything', () => {
     expect(await replay.close()).toBe(0);
   });
 
+  it('puts a progress notification with the call whose token it carries, not the oldest open one', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const session = await wrapped(link, everything('agentctl-test-two-calls'), 'everything');
+    // The first call, without a progress token, is still running when the second one's progress comes.
+    const slow = session.client.callTool({ name: LONG, arguments: { duration: 3, steps: 1 } });
+    const progress: number[] = [];
+    await session.client.callTool(SHORT, undefined, { onprogress: (p) => progress.push(p.progress) });
+    await slow;
+    expect(progress).toEqual([1, 2, 3]);
+    expect(await session.close()).toBe(0);
+    const progressOf = (duration: number) => {
+      const call = link.events.find((e) => e.type === 'tool_call' && JSON.parse(e.arguments).duration === duration);
+      const result = link.events.find((e) => e.type === 'tool_result' && e.callId === (call?.type === 'tool_call' ? call.callId : ''));
+      return (result?.type === 'tool_result' ? result.mcp?.notifications ?? [] : []).filter((n) => n.method === 'notifications/progress').length;
+    };
+    expect(progressOf(3)).toBe(0);
+    expect(progressOf(0.3)).toBe(3);
+  });
+
   it('records a server killed mid-call as the error the client got, and replays that error, then ends', async () => {
     const tag = 'agentctl-test-killed-mid-call';
     const link = memoryLink({ mode: 'record' });

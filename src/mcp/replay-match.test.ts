@@ -58,6 +58,9 @@ describe('a recorded server tape', () => {
     expect('entry' in init && init.entry.reply?.result).toEqual({ serverInfo: { name: 's' } });
     const second = matchRequest(tape, 'tools/list', { cursor: 'p2' });
     expect('entry' in second && second.entry.at).toBe(4);
+    // A list is its cursor's page, whatever else the client sends with it.
+    const page = matchRequest(tape, 'tools/list', { cursor: 'p2', _other: true });
+    expect('entry' in page && page.entry.at).toBe(4);
     const read = matchRequest(tape, 'resources/read', { uri: 'file:///a', _meta: { progressToken: 9 } });
     expect('entry' in read).toBe(true);
     if ('entry' in read) read.entry.used = true;
