@@ -164,9 +164,17 @@ describe('the wrapper records and replays a server', () => {
     const replay = await wrapped(link, absentServer, 'mem');
     await replay.client.listTools();
     await replay.client.callTool({ name: 'read_graph', arguments: {} });
+    // A request of another method the tape lacks would run on the server, which cannot start here.
+    await expect(replay.client.listResources()).rejects.toMatchObject({
+      code: RPC_ERRORS.notReplayed,
+      message: expect.stringContaining("agentctl: resources/list is not on the tape, and MCP server 'mem' could not be started to run it: the server is not there") as string,
+    });
     expect(await replay.close()).toBe(0);
-    expect(link.notes.at(-1)).toEqual({ kind: 'end', server: 'mem', unused: 1 });
-    expect(replay.notes).toEqual(['MCP server \'mem\': 1 recorded tool call was never made']);
+    expect(link.notes.slice(-2)).toEqual([
+      { kind: 'request', server: 'mem', method: 'resources/list', outcome: 'refused', divergence: { message: 'resources/list: not on the tape' } },
+      { kind: 'end', server: 'mem', unused: 1 },
+    ]);
+    expect(replay.notes.at(-1)).toBe('MCP server \'mem\': 1 recorded tool call was never made');
   });
 
   it('writes a call before the server gets it, and its answer before the client gets it', async () => {

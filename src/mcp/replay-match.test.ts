@@ -68,6 +68,9 @@ describe('a recorded server tape', () => {
     expect(matchRequest(tape, 'resources/read', { uri: 'file:///b' })).toEqual({
       divergence: { message: 'resources/read: params.uri: recorded "file:///a", replayed "file:///b"', path: 'params.uri', recorded: 'file:///a', replayed: 'file:///b' },
     });
+    // A replayed value is shown, never obeyed, by the terminal the line is printed on.
+    const control = matchRequest(tape, 'resources/read', { uri: 'file:///\u009b2J' });
+    expect('divergence' in control && control.divergence.message).toBe('resources/read: params.uri: recorded "file:///a", replayed "file:///\\u009b2J"');
     expect(matchRequest(tape, 'prompts/get', { name: 'p' })).toEqual({ divergence: { message: 'prompts/get: not on the tape' } });
   });
 
