@@ -13,6 +13,7 @@
  * The texts come from a tape: the callers show them through core/terminal-text.ts.
  */
 import type { McpExchangeEvent, McpReply } from '../core/events.js';
+import { modelToolName } from './names.js';
 
 /** The end of a handshake, sent by every client: nothing to show. */
 const QUIET_METHODS: ReadonlySet<string> = new Set(['notifications/initialized']);
@@ -24,6 +25,20 @@ export const SERVER_ENDED = 'agentctl/server_ended';
 export function serverMark(tool: string, server: string | undefined): string {
   if (server === undefined) return '';
   return tool.startsWith(`${server}__`) ? ' (mcp)' : ` (mcp ${server})`;
+}
+
+/** The name agentctl offers an MCP tool by (`<server>__<tool>`); undefined when it would be too long to offer. */
+export function offeredName(server: string, tool: string): string | undefined {
+  try {
+    return modelToolName(server, tool);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a model's call named `name` is of `tool` of `server`: by the tool's own name, or the one agentctl offers it by. */
+export function namesMcpTool(name: string, tool: string, server: string): boolean {
+  return name === tool || name === offeredName(server, tool);
 }
 
 /** The tool's name with its server mark: `read_file (mcp files)`. */

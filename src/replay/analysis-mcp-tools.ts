@@ -10,16 +10,7 @@
 import type { RunEvent } from '../core/events.js';
 import type { ToolSpec } from '../core/tools.js';
 import { annotationsOf, flagsOf, type ToolFlags } from '../mcp/annotations.js';
-import { modelToolName } from '../mcp/names.js';
-
-/** The name agentctl offers an MCP tool by; undefined when it would be too long to offer. */
-export function offeredName(server: string, tool: string): string | undefined {
-  try {
-    return modelToolName(server, tool);
-  } catch {
-    return undefined;
-  }
-}
+import { offeredName } from '../mcp/event-text.js';
 
 /** The listed tools' flags by each name a model may call them by (see the module comment); a later listing of a server's tool replaces an earlier one. */
 export function listedToolFlags(events: readonly RunEvent[]): Map<string, ToolFlags> {

@@ -20,7 +20,7 @@ import type { LlmRequestEvent, RunEvent, ToolResultEvent } from '../core/events.
 import type { ToolCall } from '../core/messages.js';
 import { callKey, parseToolCall } from '../guardrails/call-key.js';
 import { RULES } from '../guardrails/rules.js';
-import { offeredName } from './analysis-mcp-tools.js';
+import { offeredName } from '../mcp/event-text.js';
 
 export type FoundOutcome =
   | { kind: 'ran'; status: 'ok' | 'error' | 'timeout'; output: string; from: 'recorded' | 'messages' }
