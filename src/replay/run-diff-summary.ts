@@ -84,7 +84,8 @@ export function summarizeStep(events: readonly RunEvent[]): StepSummary {
         summary.modelErrors++;
         break;
       case 'tool_call': {
-        const run: ToolRun = { callId: event.callId, tool: event.tool, ...serverOf(event), arguments: clipText(event.arguments), status: null, output: null };
+        const { callId, tool } = event;
+        const run: ToolRun = { callId, tool, ...serverOf(event), arguments: clipText(event.arguments), status: null, output: null };
         tools.set(event.callId, run);
         summary.tools.push(run);
         break;

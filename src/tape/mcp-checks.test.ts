@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TapeFormatError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
-import { mcpAgentRun } from '../replay/test-support/mcp-runs.js';
+import { mcpAgentRun, mcpBuiltInRun } from '../replay/test-support/mcp-runs.js';
 import { tapeArbitrary } from './test-support/arbitraries.js';
 import { openTapeFile, validateTapeFile } from './tape-file.js';
 
@@ -55,6 +55,8 @@ const lineOf = (events: readonly RunEvent[], find: (e: RunEvent) => boolean): nu
 describe('MCP events on a tape', () => {
   it('a run with MCP calls and exchanges as agentctl mcp records them reads, and so does a built-in run whose call and result name their server', async () => {
     expect(await read(text(run.meta, run.events))).toBe(run.events.length);
+    const builtIn = mcpBuiltInRun([{ calls: [{ tool: 'read_file' }, { tool: 'write_file' }] }]);
+    expect(await read(text(builtIn.meta, builtIn.events))).toBe(builtIn.events.length);
     const { header, events } = await demo();
     const both = events.map((e) => (e.callId === 'call_0_0' && (e.type === 'tool_call' || e.type === 'tool_result') ? { ...e, server: 'files' } : e));
     expect(await read(text(header.run, both))).toBe(events.length);

@@ -13,10 +13,12 @@
 import type { RunEvent, ToolCallEvent, ToolResultEvent } from '../../core/events.js';
 import type { RunMeta } from '../../core/run-meta.js';
 import type { ToolSpec } from '../../core/tools.js';
+import { requestHash } from '../../agent/request-delta.js';
 import { canonicalJson } from '../../guardrails/canonical-json.js';
 import { callKey } from '../../guardrails/call-key.js';
 
-const HASH = '0'.repeat(64);
+/** The hash of the requests these runs make (no messages, no tools): a built-in run's tape checks it. */
+const HASH = requestHash({ model: 'm', messages: [], tools: [], stream: false });
 
 /** A tool as a server lists it in its `tools/list` reply. */
 export interface ListedTool {
@@ -69,7 +71,9 @@ const meta = (source: 'library' | 'proxy' | 'cli', config: Record<string, unknow
   tapeVersion: 1,
 });
 
-const totals = (steps: number, toolCalls: number) => ({ steps, llmCalls: steps, toolCalls, inputTokens: 10 * steps, outputTokens: 2 * steps, cost: 0 });
+const totals = (steps: number, toolCalls: number) => ({
+  steps, llmCalls: steps, toolCalls, inputTokens: 10 * steps, outputTokens: 2 * steps, cost: 0,
+});
 
 /** The request and answer of one step: the calls asked for, or a final text answer. */
 function turn(step: number, calls: readonly { id: string; name: string; args: Record<string, unknown> }[]): RunEvent[] {
