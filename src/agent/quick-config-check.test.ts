@@ -22,6 +22,14 @@ const defaults = agentConfigSchema().parse({}) as unknown as Json;
 const variants: Json[] = [
   { ...(defaults as Record<string, Json>), temperature: 0.7, sandbox: 'none', redact: ['sk-[a-z]+'], toolTimeouts: { exec_shell: 5000 } },
   { ...(defaults as Record<string, Json>), prices: { m: { input: 1, output: 2.5 } }, context: { strategy: 'compact', window: 1000, keepLast: 2 } },
+  {
+    ...(defaults as Record<string, Json>),
+    mcpServers: {
+      files: { command: 'node', args: ['server.js', '${AGENTCTL_WORKSPACE}'], env: { TOKEN: '${MY_TOKEN}' }, cwd: '.', tools: { write_file: { idempotent: true } } },
+      docs: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer [REDACTED]' }, timeoutMs: 5000 },
+      'mem-2': { type: 'stdio', command: 'npx', tools: { 'create/entities': { mutating: false, idempotent: true } } },
+    },
+  },
 ];
 const COMPLETE: Json[] = [...recorded, defaults, ...variants];
 
@@ -39,7 +47,7 @@ const mutation = fc.record({
   kind: fc.constantFrom('delete', 'add', 'replace'),
   value: fc.oneof(
     fc.jsonValue({ maxDepth: 1 }),
-    fc.constantFrom(-1, 0, 1, 1.5, 2, 2.5, -0, 2 ** 60, '', 'x', '(', 'none', 'compact', null, true, false, [], {}, ['a'], [''], { network: true }, { input: 1, output: 1 }),
+    fc.constantFrom(-1, 0, 1, 1.5, 2, 2.5, -0, 2 ** 60, '', 'x', '(', 'none', 'compact', 'http', 'sse', 'stdio', null, true, false, [], {}, ['a'], [''], { network: true }, { input: 1, output: 1 }, { command: 'x' }, { url: 'u' }),
   ),
 });
 
@@ -49,7 +57,7 @@ function mutate(value: Json, m: { where: number; which: number; kind: string; va
   const target = targets[m.where % targets.length]!;
   const keys = Object.keys(target);
   const key = keys.length === 0 ? undefined : keys[m.which % keys.length]!;
-  if (m.kind === 'add' && !Array.isArray(target)) target[['extra', 'temperature', 'sandbox', '__proto__'][m.which % 4]!] = m.value as Json;
+  if (m.kind === 'add' && !Array.isArray(target)) target[['extra', 'temperature', 'sandbox', '__proto__', 'command', 'url', 'type', 'mcpServers'][m.which % 8]!] = m.value as Json;
   else if (m.kind === 'delete' && key !== undefined) {
     if (Array.isArray(target)) target.splice(Number(key), 1);
     else delete target[key];
