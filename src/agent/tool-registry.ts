@@ -26,6 +26,8 @@ export interface BuildRegistryOptions {
   env?: NodeJS.ProcessEnv;
   /** Start no MCP server: their tools are these recorded specs instead (a replay whose tools do not run live). */
   recordedMcpTools?: readonly ToolSpec[];
+  /** Load no `toolModules`: the custom tools are these recorded specs instead (a tape's modules are never loaded). */
+  recordedCustomTools?: readonly ToolSpec[];
 }
 
 /**
@@ -33,8 +35,10 @@ export interface BuildRegistryOptions {
  * and run), and every tool of its `mcpServers` (the servers are started; `close` stops them).
  */
 export async function buildRegistry(config: AgentConfig, configDir: string, options: BuildRegistryOptions = {}): Promise<LiveRegistry> {
-  const custom: Tool[] = [];
-  for (const module of config.toolModules) custom.push(...(await loadCustomTools(resolve(configDir, module), configDir)));
+  const custom: Tool[] = options.recordedCustomTools?.map(specOnlyTool) ?? [];
+  if (options.recordedCustomTools === undefined) {
+    for (const module of config.toolModules) custom.push(...(await loadCustomTools(resolve(configDir, module), configDir)));
+  }
   const servers = config.mcpServers ?? {};
   if (options.recordedMcpTools !== undefined || Object.keys(servers).length === 0) {
     const mcp = (options.recordedMcpTools ?? []).map(specOnlyTool);

@@ -54,7 +54,7 @@ class StderrTail {
 interface Started {
   plan: McpServerPlan;
   client: McpClient;
-  listed: McpListedTool[];
+  tools: Tool[];
 }
 
 /** Start every server of `servers` and give their tools. */
@@ -74,7 +74,7 @@ export async function startMcpTools(servers: Readonly<Record<string, McpServerCo
     const tools: Tool[] = [];
     const byName = new Map<string, string>();
     for (const server of started) {
-      for (const tool of toolsOf(server)) {
+      for (const tool of server.tools) {
         const earlier = byName.get(tool.name);
         if (earlier !== undefined) {
           throw new InvalidOptionError(`MCP tools '${earlier}' and '${tool.mcp?.tool ?? tool.name}' of server '${server.plan.name}' would both be offered to the model as '${tool.name}'`);
@@ -115,7 +115,7 @@ async function startServer(plan: McpServerPlan, options: McpToolsOptions): Promi
         hint: `its tools: ${listed.map((tool) => tool.name).join(', ')}`,
       });
     }
-    return { plan, client, listed };
+    return { plan, client, tools: toolsOf(plan, client, listed) };
   } catch (error) {
     await client?.close();
     throw startError(plan.name, error, stderr);
@@ -135,7 +135,7 @@ function startError(name: string, error: unknown, stderr: StderrTail): unknown {
   });
 }
 
-function toolsOf({ plan, client, listed }: Started): Tool[] {
+function toolsOf(plan: McpServerPlan, client: McpClient, listed: readonly McpListedTool[]): Tool[] {
   return listed.map((listedTool): Tool => {
     const { name: tool, inputSchema } = listedTool;
     if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema) || (inputSchema as Record<string, unknown>)['type'] !== 'object') {

@@ -179,6 +179,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // The user's own config, in whole or in part: what it changes is theirs, its modules theirs to load.
   const usersConfig = options.config !== undefined || options.configOverlay !== undefined;
   const usersModules = options.config !== undefined || options.configOverlay?.toolModules !== undefined;
+  const usersServers = options.config !== undefined || options.configOverlay?.mcpServers !== undefined;
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
   checkPatchReach({
@@ -235,7 +236,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   const stepZero = cursor.load(0);
   const start = (isPromiseLike(stepZero) ? yield* wait(stepZero) : stepZero).events.find((event): event is RunStartEvent => event.type === 'run_start');
   const { registry, recordedOnly, definitionsKnown, close: closeTools } = yield* wait(replayTools({
-    config, usersModules, configDir: options.configDir ?? process.cwd(), start, label: source.label,
+    config, usersModules, usersServers, configDir: options.configDir ?? process.cwd(), start, label: source.label,
     toolsLive: options.tools === 'live', workspace: workspaceNow,
   }));
   held.tools = closeTools;

@@ -32,6 +32,8 @@ export interface ReplayToolsOptions {
   config: AgentConfig;
   /** True when the `toolModules` of `config` are the user's own (`--config` names them): they are loaded from `configDir`. */
   usersModules: boolean;
+  /** True when the `mcpServers` of `config` are the user's own (`--config` names them): they are started when tools run live. */
+  usersServers?: boolean;
   configDir: string;
   /** The tape's `run_start` (undefined when the tape has none). */
   start: RunStartEvent | undefined;
@@ -49,13 +51,12 @@ export async function replayTools(options: ReplayToolsOptions): Promise<ReplayTo
   const { config, start } = options;
   const recorded = start === undefined ? [] : recordedCustomTools(start);
   const definitionsKnown = recorded !== null;
+  const startServers = options.usersServers === true && options.toolsLive === true && Object.keys(config.mcpServers ?? {}).length > 0;
+  const live = startServers && options.workspace !== undefined ? { workspace: options.workspace } : {};
+  // Servers not started: the recorded MCP tools stand in for them, known by their specs only.
+  const recordedMcp = (recorded ?? []).filter((tool) => tool.mcp !== undefined);
   if (options.usersModules) {
-    const startServers = options.toolsLive === true && Object.keys(config.mcpServers ?? {}).length > 0;
-    // Not started: the recorded MCP tools stand in for them, known by their specs only.
-    const recordedMcp = (recorded ?? []).filter((tool) => tool.mcp !== undefined);
-    const { registry, close } = await buildRegistry(config, options.configDir, {
-      ...(startServers ? (options.workspace === undefined ? {} : { workspace: options.workspace }) : { recordedMcpTools: recordedMcp }),
-    });
+    const { registry, close } = await buildRegistry(config, options.configDir, startServers ? live : { recordedMcpTools: recordedMcp });
     return { registry, close, recordedOnly: new Set(startServers ? [] : recordedMcp.map((tool) => tool.name)), definitionsKnown };
   }
   if (recorded === null) {
@@ -64,6 +65,12 @@ export async function replayTools(options: ReplayToolsOptions): Promise<ReplayTo
     throw new InvalidOptionError(
       `${options.label} was recorded with custom tools from ${modules}, and the tape does not record their definitions (agentctl never loads code a tape names): replay it with your own config that loads them, --config <file>`,
     );
+  }
+  if (startServers) {
+    // The user's servers, beside the tape's custom tools as recorded (their modules are never loaded).
+    const custom = recorded.filter((tool) => tool.mcp === undefined);
+    const { registry, close } = await buildRegistry(config, options.configDir, { ...live, recordedCustomTools: custom });
+    return { registry, close, recordedOnly: new Set(custom.map((tool) => tool.name)), definitionsKnown };
   }
   return { registry: recordedRegistry(config, recorded), close: nothingToClose, recordedOnly: new Set(recorded.map((tool) => tool.name)), definitionsKnown };
 }

@@ -143,5 +143,17 @@ async function effectiveConfig(options: RecordOptions, configWasGiven: boolean):
   // written: for the reader of the tape (`show`), never for loading — a replay uses the tools'
   // recorded definitions (run_start's customTools), and loads modules only from the user's --config.
   const configDir = configDirOf(options.config);
-  return { ...config, toolModules: config.toolModules.map((m) => relative(process.cwd(), resolve(configDir, m)) || '.') };
+  const fromHere = (path: string): string => relative(process.cwd(), resolve(configDir, path)) || '.';
+  const recorded: AgentConfig = { ...config, toolModules: config.toolModules.map(fromHere) };
+  // A stdio server runs in the config file's directory, or in its `cwd` read from there: said so
+  // from where agentctl runs, as toolModules are. A `${VAR}` in it is expanded only when it starts.
+  if (config.mcpServers !== undefined) {
+    recorded.mcpServers = Object.fromEntries(
+      Object.entries(config.mcpServers).map(([name, server]) => [
+        name,
+        server.command === undefined || server.cwd?.includes('${') === true ? server : { ...server, cwd: fromHere(server.cwd ?? '.') },
+      ]),
+    );
+  }
+  return recorded;
 }
