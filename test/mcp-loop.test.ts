@@ -6,6 +6,7 @@
  * with the user's own config and live tools (its servers started, and stopped at the end). Also:
  * a server that does not start, a server killed in the middle of a call, secrets in `env`.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -14,8 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/core/events.js';
+import { runAgent } from '../src/library/run-agent.js';
 import { behaviour } from './support/behaviour.js';
-import { runCli, type CliResult } from './support/cli.js';
+import { BIN, runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
 import type { ScenarioStep } from './support/scenario.js';
 
@@ -242,13 +244,81 @@ describe('the built-in agent with MCP servers', () => {
       [{ mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } }, 2, "agentctl: MCP server 'docs' is a streamable HTTP server (\"url\"): the built-in agent takes stdio servers (\"command\") only so far\n"],
       [{ mcpServers: { loose: { command: process.execPath, args: [FAKE, 'bad-schema'] } } }, 13, "agentctl: MCP server 'loose' did not start: listed tool 'loose' with an input schema that is not \"type\": \"object\"\n"],
       [{ toolModules: [clash], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } }, 2, "agentctl: MCP tool 'fake__echo' (tool 'echo' of MCP server 'fake') has the name of a custom tool from 'toolModules'\n"],
-      [{ mcpServers: { fake: { command: process.execPath, args: [FAKE], tools: { ecko: { idempotent: true } } } } }, 2, "agentctl: config 'mcpServers.fake.tools' names 'ecko', not a tool of that server\nhint: its tools: echo, ask, hang, die, fail, notes, picture\n"],
+      [{ mcpServers: { fake: { command: process.execPath, args: [FAKE], tools: { ecko: { idempotent: true } } } } }, 2, "agentctl: config 'mcpServers.fake.tools' names 'ecko', not a tool of that server\nhint: its tools: echo, ask, hang, die, fail, notes, picture, pid\n"],
     ];
     for (const [i, [body, code, stderr]] of cases.entries()) {
       const config = join(dir, `refused-${i}.config.json`);
       await writeFile(config, JSON.stringify(body));
       const result = await runCli(['record', '--task', 't', '--config', config, '--base-url', 'http://127.0.0.1:9/v1', '--workspace', join(dir, 'ws-refused'), '--store', join(dir, 'store-refused')], { env: noModel });
       expect([result.code, result.stderr]).toEqual([code, stderr]);
+    }
+  });
+
+  it("the library's runAgent stops its servers when the run ends, and when the caller stops early", async () => {
+    const config = { tools: [], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } };
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const pidOf = (events: RunEvent[]): number => Number(events.find((e) => e.type === 'tool_result')?.output);
+
+    const llm = await startMockLlm([{ tool_calls: [call('p1', 'fake__pid', {})] }, { content: 'done' }]);
+    try {
+      const events: RunEvent[] = [];
+      for await (const event of runAgent({ task: 't', config, configDir: dir, baseURL: llm.baseURL, apiKey: 'k', workspace: join(dir, 'ws-lib') })) events.push(event);
+      expect(pidOf(events)).toBeGreaterThan(0);
+      expect(alive(pidOf(events))).toBe(false);
+    } finally {
+      await llm.close();
+    }
+
+    const early = await startMockLlm([{ tool_calls: [call('p1', 'fake__pid', {})] }, { content: 'done' }]);
+    try {
+      const events: RunEvent[] = [];
+      const run = runAgent({ task: 't', config, configDir: dir, baseURL: early.baseURL, apiKey: 'k', workspace: join(dir, 'ws-lib') });
+      for await (const event of run) {
+        events.push(event);
+        if (event.type === 'tool_result') break;
+      }
+      expect(alive(pidOf(events))).toBe(false);
+    } finally {
+      await early.close();
+    }
+  });
+
+  it('Ctrl-C during an MCP call ends the recording and stops the servers', async () => {
+    const config = join(dir, 'sigint.config.json');
+    await writeFile(config, JSON.stringify({ tools: [], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } }));
+    const llm = await startMockLlm([{ tool_calls: [call('s1', 'fake__pid', {})] }, { tool_calls: [call('s2', 'fake__hang', {})] }, { content: 'never' }]);
+    try {
+      const child = spawn(process.execPath, [BIN, 'record', '--task', 't', '--config', config, '--base-url', llm.baseURL, '--workspace', join(dir, 'ws-sigint'), '--store', join(dir, 'store-sigint'), '--json'], {
+        env: { ...process.env, OPENAI_API_KEY: '', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const events: RunEvent[] = [];
+      let buffered = '';
+      const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        buffered += chunk;
+        for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+          const event = JSON.parse(buffered.slice(0, nl)) as RunEvent;
+          buffered = buffered.slice(nl + 1);
+          events.push(event);
+          // The hanging call is under way: the user presses Ctrl-C.
+          if (event.type === 'tool_call' && event.tool === 'fake__hang') child.kill('SIGINT');
+        }
+      });
+      const code = await exited;
+      const pid = Number(events.find((e) => e.type === 'tool_result')?.output);
+      expect(code).toBe(130);
+      expect(events.filter((e) => e.type === 'tool_result').map((e) => [e.tool, e.status])).toEqual([['fake__pid', 'ok'], ['fake__hang', 'error']]);
+      expect(() => process.kill(pid, 0)).toThrow();
+    } finally {
+      await llm.close();
     }
   });
 });
