@@ -11,10 +11,10 @@ import { InvalidOptionError, McpServerError } from '../core/errors.js';
 import { MAX_TOOL_DESCRIPTION } from '../core/tool-limits.js';
 import { printableLine } from '../core/terminal-text.js';
 import { ToolError, type Tool } from '../tools/index.js';
-import { flagsOf } from './annotations.js';
+import { flagsOf, type ToolFlags } from './annotations.js';
 import { McpClient, McpRequestError, type McpListedTool } from './client.js';
 import { modelToolName } from './names.js';
-import { planServers, type McpServerConfig, type McpServerPlan, type PlanContext } from './server-config.js';
+import { planServers, type McpServerConfig, type McpServerPlan, type McpToolFlagsConfig, type PlanContext } from './server-config.js';
 import { stdioUpstream } from './stdio-upstream.js';
 import { mcpToolOutput } from './tool-output.js';
 import type { McpUpstream } from './upstream.js';
@@ -142,7 +142,8 @@ function toolsOf(plan: McpServerPlan, client: McpClient, listed: readonly McpLis
       throw new McpServerError(`MCP server '${plan.name}' listed tool '${tool}' with an input schema that is not "type": "object"`);
     }
     const flags = { ...flagsOf(listedTool.annotations), ...definedFlags(plan.tools[tool]) };
-    const description = (listedTool.description?.trim() || listedTool.title?.trim() || listedTool.annotations.title?.trim() || tool).slice(0, MAX_TOOL_DESCRIPTION);
+    const named = listedTool.description?.trim() || listedTool.title?.trim() || listedTool.annotations.title?.trim() || tool;
+    const description = named.slice(0, MAX_TOOL_DESCRIPTION);
     return {
       name: modelToolName(plan.name, tool),
       description,
@@ -167,8 +168,8 @@ function toolsOf(plan: McpServerPlan, client: McpClient, listed: readonly McpLis
   });
 }
 
-function definedFlags(flags: { idempotent?: boolean | undefined; mutating?: boolean | undefined } | undefined): Partial<{ idempotent: boolean; mutating: boolean }> {
-  const out: Partial<{ idempotent: boolean; mutating: boolean }> = {};
+function definedFlags(flags: McpToolFlagsConfig | undefined): Partial<ToolFlags> {
+  const out: Partial<ToolFlags> = {};
   if (flags?.idempotent !== undefined) out.idempotent = flags.idempotent;
   if (flags?.mutating !== undefined) out.mutating = flags.mutating;
   return out;

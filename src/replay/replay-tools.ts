@@ -72,5 +72,6 @@ export async function replayTools(options: ReplayToolsOptions): Promise<ReplayTo
     const { registry, close } = await buildRegistry(config, options.configDir, { ...live, recordedCustomTools: custom });
     return { registry, close, recordedOnly: new Set(custom.map((tool) => tool.name)), definitionsKnown };
   }
-  return { registry: recordedRegistry(config, recorded), close: nothingToClose, recordedOnly: new Set(recorded.map((tool) => tool.name)), definitionsKnown };
+  const recordedOnly = new Set(recorded.map((tool) => tool.name));
+  return { registry: recordedRegistry(config, recorded), close: nothingToClose, recordedOnly, definitionsKnown };
 }
