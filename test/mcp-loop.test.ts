@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../src/core/events.js';
 import { runAgent } from '../src/library/run-agent.js';
+import { startEverythingHttp } from '../src/mcp/test-support/everything-http.js';
 import { behaviour } from './support/behaviour.js';
 import { BIN, runCli, type CliResult } from './support/cli.js';
 import { startMockLlm } from './support/mock-llm.js';
@@ -236,12 +237,12 @@ describe('the built-in agent with MCP servers', () => {
     }
   });
 
-  it('a command not on PATH is a usage error (exit 2); a url server, a name clash and a schema that is not an object are refused', async () => {
+  it('a command not on PATH is a usage error (exit 2); an unreachable url, a name clash and a schema that is not an object are refused', async () => {
     const clash = join(dir, 'clash-tools.mjs');
     await writeFile(clash, "export default [{ name: 'fake__echo', description: 'mine', parameters: { type: 'object' }, run: () => 'x' }];\n");
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ mcpServers: { nowhere: { command: 'agentctl-no-such-mcp-server' } } }, 2, "agentctl: MCP server 'agentctl-no-such-mcp-server' could not be started: 'agentctl-no-such-mcp-server' is not on its PATH\n"],
-      [{ mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } }, 2, "agentctl: MCP server 'docs' is a streamable HTTP server (\"url\"): the built-in agent takes stdio servers (\"command\") only so far\n"],
+      [{ mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } }, 13, "agentctl: MCP server 'docs' did not start: unreachable: connect ECONNREFUSED 127.0.0.1:9 before it answered\n"],
       [{ mcpServers: { loose: { command: process.execPath, args: [FAKE, 'bad-schema'] } } }, 13, "agentctl: MCP server 'loose' did not start: listed tool 'loose' with an input schema that is not \"type\": \"object\"\n"],
       [{ toolModules: [clash], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } }, 2, "agentctl: MCP tool 'fake__echo' (tool 'echo' of MCP server 'fake') has the name of a custom tool from 'toolModules'\n"],
       [{ mcpServers: { fake: { command: process.execPath, args: [FAKE], tools: { ecko: { idempotent: true } } } } }, 2, "agentctl: config 'mcpServers.fake.tools' names 'ecko', not a tool of that server\nhint: its tools: echo, ask, hang, die, fail, notes, picture, pid\n"],
@@ -319,6 +320,41 @@ describe('the built-in agent with MCP servers', () => {
       expect(() => process.kill(pid, 0)).toThrow();
     } finally {
       await llm.close();
+    }
+  });
+
+  it('a streamable HTTP server: its tools called over HTTP, the secret of its headers never on the tape', async () => {
+    const everything = await startEverythingHttp();
+    try {
+      const config = join(dir, 'http.config.json');
+      await writeFile(config, JSON.stringify({
+        tools: [],
+        mcpServers: { every: { type: 'http', url: everything.url, headers: { Authorization: 'Bearer ${MCP_LOOP_SECRET}', 'X-Other': LITERAL_SECRET } } },
+      }));
+      const store = join(dir, 'store-http');
+      const result = await record(['--config', config, '--workspace', join(dir, 'ws-http'), '--store', store, '--name', 'http'], [
+        { tool_calls: [call('h1', 'every__echo', { message: 'over http' })] },
+        { content: 'It echoed.' },
+      ], { MCP_LOOP_SECRET: SECRET });
+      expect(result.code, result.stderr).toBe(0);
+      const events = eventsOf(result);
+      expect(events.filter((e) => e.type === 'tool_result').map((e) => [e.tool, e.server, e.status, e.output])).toEqual([['every__echo', 'every', 'ok', 'Echo: over http']]);
+      const start = events.find((e) => e.type === 'run_start');
+      expect(start?.type === 'run_start' && start.config['mcpServers']).toEqual({
+        every: { type: 'http', url: everything.url, headers: { Authorization: '[REDACTED]', 'X-Other': '[REDACTED]' } },
+      });
+      const tape = join(dir, 'http.tape.jsonl');
+      expect((await runCli(['export', 'http', '-o', tape, '--store', store])).code).toBe(0);
+      const text = await readFile(tape, 'utf8');
+      expect(text).toContain('Echo: over http');
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(LITERAL_SECRET);
+      // The server is gone: the replay needs none.
+      await everything.stop();
+      const replay = await runCli(['replay', tape, '--json', '--no-save'], { env: noModel });
+      expect(summaryOf(replay)).toMatchObject({ verdict: 'reproduced', exitCode: 0 });
+    } finally {
+      await everything.stop();
     }
   });
 });

@@ -15,6 +15,7 @@ import { flagsOf, type ToolFlags } from './annotations.js';
 import { McpClient, McpRequestError, type McpListedTool } from './client.js';
 import { modelToolName } from './names.js';
 import { planServers, type McpServerConfig, type McpServerPlan, type McpToolFlagsConfig, type PlanContext } from './server-config.js';
+import { httpUpstream } from './http-upstream.js';
 import { stdioUpstream } from './stdio-upstream.js';
 import { mcpToolOutput } from './tool-output.js';
 import type { McpUpstream } from './upstream.js';
@@ -27,8 +28,6 @@ const STDERR_TAIL_BYTES = 4096;
 
 export interface McpToolsOptions extends PlanContext {
   startTimeoutMs?: number;
-  /** The transport of a streamable HTTP server; without one, such a server is refused. */
-  httpUpstream?(options: { url: string; headers: Record<string, string> }): McpUpstream;
 }
 
 export interface McpTools {
@@ -90,19 +89,16 @@ export async function startMcpTools(servers: Readonly<Record<string, McpServerCo
   }
 }
 
-function upstreamOf(plan: McpServerPlan, options: McpToolsOptions, stderr: StderrTail): McpUpstream {
+function upstreamOf(plan: McpServerPlan, stderr: StderrTail): McpUpstream {
   if (plan.transport === 'stdio') {
     return stdioUpstream({ command: plan.command, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: stderr.push });
   }
-  if (options.httpUpstream === undefined) {
-    throw new InvalidOptionError(`MCP server '${plan.name}' is a streamable HTTP server ("url"): the built-in agent takes stdio servers ("command") only so far`);
-  }
-  return options.httpUpstream({ url: plan.url, headers: plan.headers });
+  return httpUpstream({ url: plan.url, headers: plan.headers });
 }
 
 async function startServer(plan: McpServerPlan, options: McpToolsOptions): Promise<Started> {
   const stderr = new StderrTail();
-  const upstream = upstreamOf(plan, options, stderr);
+  const upstream = upstreamOf(plan, stderr);
   const timeoutMs = options.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
   let client: McpClient | undefined;
   try {
