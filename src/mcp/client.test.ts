@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServerError } from '../core/errors.js';
-import { McpClient, McpRequestError } from './client.js';
+import { MAX_PENDING_REQUESTS, McpClient, McpRequestError } from './client.js';
 import { stdioUpstream } from './stdio-upstream.js';
 
 const memoryServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
@@ -91,6 +91,14 @@ describe('McpClient', () => {
     await expect(call).rejects.toThrow('timed out');
     const notes = JSON.parse(((await client.callTool('notes', {}))['content'] as Array<{ text: string }>)[0]!.text) as Array<{ method: string; params?: unknown }>;
     expect(notes.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: expect.any(Number) as unknown, reason: 'timed out' } });
+  });
+
+  it('holds at most MAX_PENDING_REQUESTS requests open: one more is refused without being sent', async () => {
+    const client = await connect([fakeServer]);
+    const open = Array.from({ length: MAX_PENDING_REQUESTS }, () => client.callTool('hang', {}).catch((error: unknown) => error));
+    await expect(client.callTool('echo', {})).rejects.toThrow(`MCP server 'fake' has ${MAX_PENDING_REQUESTS} requests open already: tools/call was not sent`);
+    await client.close();
+    expect(await Promise.all(open)).toHaveLength(MAX_PENDING_REQUESTS);
   });
 
   it('fails a request that outlives its time limit', async () => {
