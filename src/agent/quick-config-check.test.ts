@@ -57,7 +57,7 @@ function mutate(value: Json, m: { where: number; which: number; kind: string; va
   const target = targets[m.where % targets.length]!;
   const keys = Object.keys(target);
   const key = keys.length === 0 ? undefined : keys[m.which % keys.length]!;
-  if (m.kind === 'add' && !Array.isArray(target)) target[['extra', 'temperature', 'sandbox', '__proto__', 'command', 'url', 'type', 'mcpServers'][m.which % 8]!] = m.value as Json;
+  if (m.kind === 'add' && !Array.isArray(target)) target[['extra', 'temperature', 'sandbox', '__proto__', 'command', 'url', 'type', 'mcpServers', 'bad name!'][m.which % 9]!] = m.value as Json;
   else if (m.kind === 'delete' && key !== undefined) {
     if (Array.isArray(target)) target.splice(Number(key), 1);
     else delete target[key];
@@ -95,6 +95,26 @@ describe('quick config check', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('agrees with the schema on the edges of mcpServers: names, tool names, transports', () => {
+    const base = defaults as Record<string, Json>;
+    const edges: Json[] = [
+      { 'bad name!': { command: 'a' } },
+      { ['x'.repeat(49)]: { command: 'a' } },
+      { ['x'.repeat(48)]: { command: 'a' } },
+      { files: { command: 'a', tools: { 'has space': { idempotent: true } } } },
+      { files: { command: 'a', tools: { ['t'.repeat(129)]: {} } } },
+      { files: { command: 'a', tools: { 'read/file': {} } } },
+      { files: { type: 'sse', url: 'u' } },
+      { files: { type: 'http', command: 'a' } },
+      { files: { url: 'u', env: {} } },
+      { files: { command: 'a', env: { '': 'x' } } },
+      { files: {} },
+      { files: { command: '' } },
+    ];
+    for (const mcpServers of edges) agreesWithSchema({ ...base, mcpServers });
+    expect(quickConfig({ ...base, mcpServers: { ['x'.repeat(48)]: { command: 'a' } } })).toBeDefined();
   });
 
   it('leaves an incomplete config to the schema (defaults to fill in), and values it cannot vouch for', () => {
