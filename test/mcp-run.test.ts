@@ -79,11 +79,14 @@ await link.close();
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toBe('model: hello\nlink: replay strict\nrecorded: tool_call 0, tool_result 0\n');
     // The link's requests are not the command's: not counted among the proxied ones.
-    expect(JSON.parse(lastLine(replayed.stderr))).toMatchObject({ requests: 1, exitCode: 0, mcp: { onTape: 1, served: 1, unused: 0, divergences: 0 } });
+    const summary: unknown = JSON.parse(lastLine(replayed.stderr));
+    expect(summary).toMatchObject({ requests: 1, exitCode: 0, mcp: { onTape: 1, served: 1, unused: 0, divergences: 0 } });
 
     const unused = await run(['--replay', tape, '--', process.execPath, script], { SKIP: '1' });
     expect(unused.code, unused.stderr).toBe(7);
-    expect(lastLine(unused.stderr)).toBe(`agentctl run: diverged: 1 recorded MCP tool call never asked for (served 1 of 1 from ${tape}), served 0 of 1 recorded MCP tool call; the command exited 0`);
+    expect(lastLine(unused.stderr)).toBe(
+      `agentctl run: diverged: 1 recorded MCP tool call never asked for (served 1 of 1 from ${tape}), served 0 of 1 recorded MCP tool call; the command exited 0`,
+    );
     const loose = await run(['--replay', tape, '--no-strict', '--', process.execPath, script], { SKIP: '1' });
     expect(loose.code, loose.stderr).toBe(0);
   });

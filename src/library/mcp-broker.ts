@@ -34,7 +34,12 @@ export interface McpBroker {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-const divergenceSchema = z.strictObject({ message: z.string(), path: z.string().optional(), recorded: z.unknown().optional(), replayed: z.unknown().optional() });
+const divergenceSchema = z.strictObject({
+  message: z.string(),
+  path: z.string().optional(),
+  recorded: z.unknown().optional(),
+  replayed: z.unknown().optional(),
+});
 const noteSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('request'),

@@ -181,3 +181,25 @@ function post(url: string, body: string, method = 'POST'): Promise<{ status: num
     req.end(method === 'GET' ? undefined : body);
   });
 }
+
+describe('session.mcpServer()', () => {
+  it('gives the agentctl mcp command joined to the session through a link it stops at finish()', async () => {
+    const file = join(dir, 'server.tape.jsonl');
+    const session = await record({ tape: file, mode: 'record' });
+    const params = await session.mcpServer({ name: 'memory', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/tmp/m.json' } });
+    expect(params.command).toBe(process.execPath);
+    expect(params.args.slice(1)).toEqual(['mcp', '--name', 'memory', '--', 'npx', '-y', '@modelcontextprotocol/server-memory']);
+    expect(params.args[0]).toMatch(/bin[/\\]agentctl\.js$/);
+    expect(params.env['MEMORY_FILE_PATH']).toBe('/tmp/m.json');
+    expect(params.env['OPENAI_API_KEY']).toBeUndefined();
+    const again = await session.mcpServer({ name: 'files', command: 'node' });
+    expect(again.env['AGENTCTL_MCP_LINK']).toBe(params.env['AGENTCTL_MCP_LINK']);
+    const link = await remoteLink(params.env['AGENTCTL_MCP_LINK'] as string);
+    await toolCall(link, 'memory', 'read_graph', 'a');
+    await link.close();
+    await session.finish();
+    expect((await eventsOf(file)).filter((e) => e.type === 'tool_call')).toHaveLength(1);
+    await expect(remoteLink(params.env['AGENTCTL_MCP_LINK'] as string)).rejects.toThrow(/cannot reach/);
+    await expect(session.mcpServer({ name: 'a b', command: 'node' })).rejects.toThrow(InvalidOptionError);
+  });
+});

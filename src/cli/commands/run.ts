@@ -104,8 +104,9 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   const mcp = mode.mcp.summary();
   const commandExit = shellExitCode(exit);
   const exitCode = runExitCode(summary, exit, commandExit, mcp);
-  if (options.json) note(printableJson({ ...summary, mcp: mcpJson(mcp), tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
-  else if (!options.quiet || exitCode !== commandExit) {
+  if (options.json) {
+    note(printableJson({ ...summary, mcp: mcpJson(mcp), tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
+  } else if (!options.quiet || exitCode !== commandExit) {
     const failures = { count: server.failed, upstreams: watched.unreachable() };
     note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, { commandExit, exitCode }, failures, mcp))}`);
   }
