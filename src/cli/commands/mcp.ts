@@ -100,7 +100,9 @@ export function checkMcpOptions(command: readonly string[], options: McpCommandO
     const ignored = [...given, ...(options.mode === undefined ? [] : ['mode']), ...(options.strict === undefined ? [] : ['strict'])].map((flag) => `--${flag}`);
     return { name, command: program, args, tape: { kind: 'joined', url: joined, ignored }, strict: undefined };
   }
-  if (given.length === 0) throw new UsageError('say what to do with the tape: --record <name|file>, --replay <run|file> or --tape <name|file>', { hint: `${USAGE} (or run it under agentctl run, which sets $${MCP_LINK_ENV})` });
+  if (given.length === 0) throw new UsageError('say what to do with the tape: --record <name|file>, --replay <run|file> or --tape <name|file>', {
+    hint: `${USAGE}; under agentctl run, the MCP client must pass $${MCP_LINK_ENV} on to the server's command`,
+  });
   if (given.length > 1) throw new UsageError(`${given.map((flag) => `--${flag}`).join(' and ')} do not go together`);
   const flag = given[0] as (typeof TAPE_FLAGS)[number];
   if (options.mode !== undefined && flag !== 'tape') throw new UsageError(`--mode goes with --tape, not --${flag}`);

@@ -33,6 +33,15 @@ describe('agentctl run: the MCP servers in the last line and the exit code', () 
     );
   });
 
+  it('an MCP request that matched nothing comes before the model calls never asked for (the agent stopped after it)', () => {
+    const summary = mcp({ onTape: 1, refused: 1, unused: 1, divergences: [divergence] });
+    const line = runSummaryLine({ ...replayed, served: 1, unused: 1 }, 't.jsonl', { commandExit: 1, exitCode: 7 }, noFailures, summary);
+    expect(line).toBe(
+      `diverged: MCP server files: ${divergence.message} (served 1 of 2 from t.jsonl); 1 recorded call never asked for, ` +
+        'served 0 of 1 recorded MCP tool call, 1 MCP tool call refused, 1 MCP divergence, 1 recorded MCP tool call never asked for; the command exited 1',
+    );
+  });
+
   it('counts by mode: recorded, served and run live; nothing when no server took part', () => {
     expect(mcpParts(mcp({ mode: 'record', recorded: 1 }))).toEqual(['1 MCP tool call recorded']);
     expect(mcpParts(mcp({ mode: 'record' }))).toEqual([]);

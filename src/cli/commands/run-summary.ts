@@ -45,7 +45,7 @@ export function runSummaryLine(
   let shown: string | undefined;
   switch (codes.exitCode === DIVERGED_EXIT_CODE && s.mode === 'replay' ? 'diverged' : s.mode) {
     case 'diverged': {
-      const diverged = divergedParts(s, tape, mcp === undefined ? undefined : mcpNotReproduced(mcp));
+      const diverged = divergedParts(s, tape, mcp);
       shown = diverged.why;
       parts.push(diverged.line);
       break;
@@ -81,7 +81,7 @@ export function runSummaryLine(
  * ReplayDivergedError does (library/reproduced.ts): the first request the tape had no match for,
  * else the recorded calls never asked for; then the counts, none repeated and no "0 divergences".
  */
-function divergedParts(s: ProxySummary, tape: string, mcpWhy: string | undefined): { line: string; why: string } {
+function divergedParts(s: ProxySummary, tape: string, mcp: McpSummary | undefined): { line: string; why: string } {
   const served = s.served ?? 0;
   const unused = s.unused ?? 0;
   const refused = s.refused ?? 0;
@@ -89,8 +89,11 @@ function divergedParts(s: ProxySummary, tape: string, mcpWhy: string | undefined
   const divergences = s.divergences ?? 0;
   const refusedText = `${count(refused, 'request')} refused${exhausted > 0 ? `, ${exhausted} past the end of the tape` : ''}`;
   const unusedText = `${count(unused, 'recorded call')} never asked for`;
-  // The reason first, and not again among the counts: the model calls', else the MCP servers'.
-  const why = s.firstDivergence ?? (refused > exhausted ? refusedText : unused > 0 || mcpWhy === undefined ? unusedText : mcpWhy);
+  // The reason first, and not again among the counts: a request that matched nothing (a model
+  // call's, else an MCP server's), else a refusal, else calls never asked for.
+  const mcpWhy = mcp === undefined ? undefined : mcpNotReproduced(mcp);
+  const mcpDiverged = mcp !== undefined && mcp.divergences.length > 0 ? mcpWhy : undefined;
+  const why = s.firstDivergence ?? mcpDiverged ?? (refused > exhausted ? refusedText : unused > 0 ? unusedText : (mcpWhy ?? unusedText));
   const rest = [divergences > 0 ? count(divergences, 'divergence') : '', refused > 0 ? refusedText : '', unused > 0 ? unusedText : ''].filter((part) => part !== '' && part !== why);
   return { line: `diverged: ${why} (served ${served} of ${served + unused} from ${tape})${rest.length > 0 ? `; ${rest.join(', ')}` : ''}`, why };
 }
