@@ -111,7 +111,7 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
     expect(recorded.stderr).toContain(`agentctl mcp: 2 MCP tool calls recorded (${tape})`);
     expect(existsSync(tape)).toBe(true);
     const lines = (await readFile(tape, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ source: 'mcp', task: 'MCP server memory' });
+    expect(lines[0]?.['run']).toMatchObject({ source: 'mcp', task: 'MCP server memory' });
     expect(lines.filter((e) => e['type'] === 'tool_call').map((e) => [e['tool'], e['server']])).toEqual([['create_entities', 'memory'], ['read_graph', 'memory']]);
 
     expect(existsSync(gone())).toBe(false);
