@@ -4,12 +4,14 @@
  * with the server's script gone, the same answers; a destructive call not on the tape refused with
  * -32001; a strict replay's divergence reported and exit 7. And its flags.
  */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,5 +153,39 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
       'agentctl mcp: diverged: MCP server memory: tools/call create_entities: arguments.entities[0].name: recorded "Ada", replayed "Bob", ' +
         `served 0 of 2 recorded MCP tool calls, 1 MCP tool call refused, 1 MCP divergence, 2 recorded MCP tool calls never asked for (${tape})`,
     );
+  });
+});
+
+describe('agentctl mcp: stopped by its client', () => {
+  it('SIGTERM while the client still holds its input: the server is stopped and the tape written, everything the client saw on it', async () => {
+    const tape = join(dir, 'stopped.tape.jsonl');
+    const child = spawn(process.execPath, [BIN, 'mcp', '--record', tape, '--name', 'memory', '--', process.execPath, MEMORY], {
+      env: clientEnv({ MEMORY_FILE_PATH: join(dir, 'stopped.jsonl') }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const replies = createInterface({ input: child.stdout });
+    const answered = new Map<number, (line: string) => void>();
+    replies.on('line', (line) => answered.get((JSON.parse(line) as { id: number }).id)?.(line));
+    const ask = (id: number, method: string, params: unknown): Promise<string> =>
+      new Promise((resolve) => {
+        answered.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    try {
+      await ask(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      expect(await ask(2, 'tools/call', { name: 'create_entities', arguments: ADA })).toContain('Ada');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code, stderr).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(stderr).toContain(`agentctl mcp: 1 MCP tool call recorded (${tape})`);
+    const types = (await readFile(tape, 'utf8')).trim().split('\n').slice(1).map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types).toEqual(['run_start', 'mcp_exchange', 'mcp_exchange', 'tool_call', 'tool_result', 'run_end']);
   });
 });
