@@ -75,6 +75,28 @@ describe('localLink: recording', () => {
     expect(end?.type === 'run_end' ? end.totals.toolCalls : undefined).toBe(0);
   });
 
+  it('files a call under the step of the model call before it, and its result under the call\'s step, whatever came between', async () => {
+    const file = join(dir, 'steps.tape.jsonl');
+    const reply = (content: string): Response => new Response(JSON.stringify({
+      id: 'c', object: 'chat.completion', created: 0, model: 'm',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    }), { headers: { 'content-type': 'application/json' } });
+    const session = await record({ tape: file, mode: 'record', fetch: (_input, init) => Promise.resolve(reply(String(init?.body ?? '').length.toString())) });
+    const ask = (content: string): Promise<Response> => session.fetch('http://127.0.0.1:9/v1/chat/completions', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] }),
+    });
+    const link = localLink(session);
+    await (await ask('first')).json();
+    const callId = await link.writeCall({ type: 'tool_call', server: 'memory', tool: 'read_graph', arguments: '{}', key: 'k' });
+    await (await ask('second')).json();
+    await link.write({ type: 'mcp_exchange', server: 'memory', from: 'server', method: 'notifications/message' });
+    await link.write({ type: 'tool_result', server: 'memory', callId, tool: 'read_graph', status: 'ok', output: '', durationMs: 0 });
+    await session.finish();
+    const steps = (await eventsOf(file)).filter((e) => e.type === 'tool_call' || e.type === 'tool_result' || e.type === 'mcp_exchange').map((e) => [e.type, e.step]);
+    expect(steps).toEqual([['tool_call', 0], ['mcp_exchange', 1], ['tool_result', 0]]);
+  });
+
   it('refuses a result for a call it did not give out, and an event the tape cannot hold', async () => {
     const session = await record({ tape: join(dir, 'bad.tape.jsonl'), mode: 'record' });
     const link = localLink(session);
