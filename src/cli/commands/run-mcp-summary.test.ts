@@ -42,6 +42,11 @@ describe('agentctl run: the MCP servers in the last line and the exit code', () 
     );
   });
 
+  it('recorded MCP calls never asked for, as the reason, are not counted again', () => {
+    const line = runSummaryLine(replayed, 't.jsonl', { commandExit: 0, exitCode: 7 }, noFailures, mcp({ onTape: 2, served: 1, unused: 1 }));
+    expect(line).toBe('diverged: 1 recorded MCP tool call never asked for (served 2 of 2 from t.jsonl), served 1 of 2 recorded MCP tool calls; the command exited 0');
+  });
+
   it('counts by mode: recorded, served and run live; nothing when no server took part', () => {
     expect(mcpParts(mcp({ mode: 'record', recorded: 1 }))).toEqual(['1 MCP tool call recorded']);
     expect(mcpParts(mcp({ mode: 'record' }))).toEqual([]);
