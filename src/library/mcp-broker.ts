@@ -21,7 +21,7 @@ import { MAX_MCP_MESSAGE_BYTES } from '../mcp/protocol.js';
 /** Where the broker's paths begin. */
 export const BROKER_PREFIX = '/agentctl/mcp/';
 /** The environment variable that gives a wrapper the run to join. */
-export const MCP_LINK_ENV = 'AGENTCTL_MCP_LINK';
+export { MCP_LINK_ENV } from '../mcp/run-link.js';
 /** The largest request body: an event holds a message as the client got it and its text for the model. */
 export const MAX_BROKER_BODY = 2 * MAX_MCP_MESSAGE_BYTES + 1024 * 1024;
 

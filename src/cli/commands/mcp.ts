@@ -15,12 +15,12 @@ import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { checkMode, effectiveMode, type TapeMode } from '../../core/tape-modes.js';
 import { mcpServerNameSchema } from '../../core/tool-spec-schema.js';
 import { keyRedactor } from '../../library/key-redactor.js';
-import { MCP_LINK_ENV } from '../../library/mcp-broker.js';
 import { localLink, mcpNotReproduced, type McpSummary } from '../../library/mcp-link.js';
 import type { TapeSession } from '../../library/tape-options.js';
 import { openTapeSession } from '../../library/tape-session.js';
 import type { McpLink } from '../../mcp/link.js';
 import { remoteLink } from '../../mcp/remote-link.js';
+import { findRunLink, MCP_LINK_ENV } from '../../mcp/run-link.js';
 import { isTapePath } from '../../tape/tape-file.js';
 import { note, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
@@ -41,7 +41,7 @@ export interface McpCommandOptions extends GlobalOptions {
 
 /** Where the wrapper's traffic goes. */
 export type McpTapePlan =
-  | { kind: 'joined'; url: string; ignored: string[] }
+  | { kind: 'joined'; url: string; source: string; ignored: string[] }
   | { kind: 'own'; mode: TapeMode; tape: string };
 
 export interface McpPlan {
@@ -59,7 +59,7 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
   // The streamable-HTTP proxy of a server's URL (`--url`) is a mode of its own, decided here, before the stdio plan.
   const plan = checkMcpOptions(command, options, process.env);
   const say = (line: string): void => note(`agentctl mcp: ${printableLine(line)}`);
-  if (plan.tape.kind === 'joined' && plan.tape.ignored.length > 0) say(`joined the run in $${MCP_LINK_ENV}: ${plan.tape.ignored.join(', ')} ignored`);
+  if (plan.tape.kind === 'joined' && plan.tape.ignored.length > 0) say(`joined the run in ${plan.tape.source}: ${plan.tape.ignored.join(', ')} ignored`);
   const { link, session } = await openLink(plan, options);
   let code: number;
   try {
@@ -95,13 +95,13 @@ export function checkMcpOptions(command: readonly string[], options: McpCommandO
   const name = options.name ?? 'mcp';
   if (!mcpServerNameSchema.safeParse(name).success) throw new UsageError(`--name ${JSON.stringify(name)}: a server name is 1-48 of A-Z a-z 0-9 _ -`);
   const given = TAPE_FLAGS.filter((flag) => options[flag] !== undefined);
-  const joined = env[MCP_LINK_ENV];
-  if (joined !== undefined && joined !== '') {
+  const joined = findRunLink(env);
+  if (joined !== undefined) {
     const ignored = [...given, ...(options.mode === undefined ? [] : ['mode']), ...(options.strict === undefined ? [] : ['strict'])].map((flag) => `--${flag}`);
-    return { name, command: program, args, tape: { kind: 'joined', url: joined, ignored }, strict: undefined };
+    return { name, command: program, args, tape: { kind: 'joined', url: joined.url, source: joined.source, ignored }, strict: undefined };
   }
   if (given.length === 0) throw new UsageError('say what to do with the tape: --record <name|file>, --replay <run|file> or --tape <name|file>', {
-    hint: `${USAGE}; under agentctl run, the MCP client must pass $${MCP_LINK_ENV} on to the server's command`,
+    hint: `${USAGE}; under agentctl run, the wrapper joins the run by itself (its PATH or $${MCP_LINK_ENV} names it)`,
   });
   if (given.length > 1) throw new UsageError(`${given.map((flag) => `--${flag}`).join(' and ')} do not go together`);
   const flag = given[0] as (typeof TAPE_FLAGS)[number];
@@ -113,7 +113,7 @@ export function checkMcpOptions(command: readonly string[], options: McpCommandO
 
 /** The link to the run that launched the agent, or to a session on the wrapper's own tape. */
 async function openLink(plan: McpPlan, options: McpCommandOptions): Promise<{ link: McpLink; session?: TapeSession }> {
-  if (plan.tape.kind === 'joined') return { link: await remoteLink(plan.tape.url, `$${MCP_LINK_ENV}`) };
+  if (plan.tape.kind === 'joined') return { link: await remoteLink(plan.tape.url, plan.tape.source) };
   const { mode, tape } = plan.tape;
   const session = await openTapeSession(
     {

@@ -12,7 +12,8 @@
 import { UsageError } from '../../core/errors.js';
 import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { checkMode, effectiveMode, type TapeMode } from '../../core/tape-modes.js';
-import { mcpBroker, MCP_LINK_ENV } from '../../library/mcp-broker.js';
+import { mcpBroker } from '../../library/mcp-broker.js';
+import { publishRunLink } from '../../mcp/run-link.js';
 import { MAX_RECORDED_REQUEST } from '../../llm/transport/http-reply.js';
 import { allowedHosts } from '../../proxy/admission.js';
 import { parseUpstream } from '../../proxy/forward.js';
@@ -89,14 +90,17 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   const broker = mcpBroker(mode.mcp);
   server.mount(broker);
   server.serve(watched.handler);
+  // The link goes in AGENTCTL_MCP_LINK and on PATH: most MCP clients start a server with a clean environment.
+  const link = await publishRunLink(`${self.origin}${broker.path}`);
   let exit: ChildExit;
   try {
-    const env = { ...commandEnv(process.env, self, mode.mode === 'replay'), [MCP_LINK_ENV]: `${self.origin}${broker.path}` };
-    exit = await runChild(command, env);
+    exit = await runChild(command, link.env(commandEnv(process.env, self, mode.mode === 'replay')));
   } catch (error) {
     // Found on PATH a moment ago, yet it could not be started: a shell's 126 when it may not be executed, else 127.
     exit = { code: (error as NodeJS.ErrnoException).code === 'EACCES' ? DENIED_EXIT_CODE : NOT_FOUND_EXIT_CODE, signal: null };
     note(`agentctl: ${printableLine(command[0] as string)}: ${printableLine((error as Error).message)}`);
+  } finally {
+    await link.remove();
   }
   const { cut } = await server.close(GRACE_MS);
   if (cut) say('requests still in flight when the command ended were cut off');
