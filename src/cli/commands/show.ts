@@ -166,4 +166,5 @@ const RECORDED_BY: Record<RunSource, string> = {
   cli: 'agentctl (the built-in agent)',
   library: 'the library (a recording fetch)',
   proxy: 'agentctl proxy',
+  mcp: 'agentctl mcp (an MCP server\'s traffic)',
 };
