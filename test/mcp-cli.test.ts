@@ -189,3 +189,15 @@ describe('agentctl mcp: stopped by its client', () => {
     expect(types).toEqual(['run_start', 'mcp_exchange', 'mcp_exchange', 'tool_call', 'tool_result', 'run_end']);
   });
 });
+
+describe('agentctl mcp: a server that cannot start', () => {
+  it('a command not on PATH: one agentctl: line, exit 2, and the recording ended (no hidden recording directory left)', async () => {
+    const tape = join(dir, 'missing.tape.jsonl');
+    const input = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+    const result = await runCli(['mcp', '--record', tape, '--', 'agentctl-no-such-server'], { env: BASE_ENV, input });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("agentctl: MCP server 'agentctl-no-such-server' could not be started: 'agentctl-no-such-server' is not on its PATH\n");
+    expect(existsSync(join(dir, '.missing.tape.jsonl.recording'))).toBe(false);
+    expect(existsSync(tape)).toBe(true);
+  });
+});

@@ -73,6 +73,10 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
       env: serverEnv(process.env),
       note: say,
     });
+  } catch (error) {
+    // The server could not be started (or the link failed): what was recorded still ends as a whole run.
+    await session?.finish({ state: 'ERROR', reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+    throw error;
   } finally {
     await link.close().catch(() => undefined);
   }
