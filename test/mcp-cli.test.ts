@@ -137,7 +137,7 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
     expect(replayed.stderr).toContain('agentctl mcp: diverged: MCP server memory: tools/call delete_entities: not on the tape');
   });
 
-  it('a strict replay of a changed call names its first differing field and exits 7', async () => {
+  it('a strict replay of a changed call names its first differing field and exits 7 (--json: the counts as JSON)', async () => {
     const tape = join(dir, 'memory.tape.jsonl');
     const changed = { entities: [{ ...ADA.entities[0], name: 'Bob' }] };
     const input = [
@@ -153,6 +153,10 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
       'agentctl mcp: diverged: MCP server memory: tools/call create_entities: arguments.entities[0].name: recorded "Ada", replayed "Bob", ' +
         `served 0 of 2 recorded MCP tool calls, 1 MCP tool call refused, 1 MCP divergence, 2 recorded MCP tool calls never asked for (${tape})`,
     );
+    const json = await runCli(['--json', 'mcp', '--replay', tape, '--name', 'memory', '--', process.execPath, gone()], { env: BASE_ENV, input });
+    expect(json.code).toBe(7);
+    const summary: unknown = JSON.parse(json.stderr.trim().split('\n').at(-1) as string);
+    expect(summary).toMatchObject({ server: 'memory', mode: 'replay', onTape: 2, refused: 1, divergences: 1, firstDivergenceField: 'arguments.entities[0].name', unused: 2, exitCode: 7 });
   });
 });
 
