@@ -137,7 +137,7 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
     expect(replayed.stderr).toContain('agentctl mcp: diverged: MCP server memory: tools/call delete_entities: not on the tape');
   });
 
-  it('a strict replay of a changed call names its first differing field and exits 7', async () => {
+  it('a strict replay of a changed call names its first differing field and exits 7 (--json: the counts as JSON)', async () => {
     const tape = join(dir, 'memory.tape.jsonl');
     const changed = { entities: [{ ...ADA.entities[0], name: 'Bob' }] };
     const input = [
@@ -153,6 +153,10 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
       'agentctl mcp: diverged: MCP server memory: tools/call create_entities: arguments.entities[0].name: recorded "Ada", replayed "Bob", ' +
         `served 0 of 2 recorded MCP tool calls, 1 MCP tool call refused, 1 MCP divergence, 2 recorded MCP tool calls never asked for (${tape})`,
     );
+    const json = await runCli(['--json', 'mcp', '--replay', tape, '--name', 'memory', '--', process.execPath, gone()], { env: BASE_ENV, input });
+    expect(json.code).toBe(7);
+    const summary: unknown = JSON.parse(json.stderr.trim().split('\n').at(-1) as string);
+    expect(summary).toMatchObject({ server: 'memory', mode: 'replay', onTape: 2, refused: 1, divergences: 1, firstDivergenceField: 'arguments.entities[0].name', unused: 2, exitCode: 7 });
   });
 });
 
@@ -187,5 +191,17 @@ describe('agentctl mcp: stopped by its client', () => {
     expect(stderr).toContain(`agentctl mcp: 1 MCP tool call recorded (${tape})`);
     const types = (await readFile(tape, 'utf8')).trim().split('\n').slice(1).map((line) => (JSON.parse(line) as { type: string }).type);
     expect(types).toEqual(['run_start', 'mcp_exchange', 'mcp_exchange', 'tool_call', 'tool_result', 'run_end']);
+  });
+});
+
+describe('agentctl mcp: a server that cannot start', () => {
+  it('a command not on PATH: one agentctl: line, exit 2, and the recording ended (no hidden recording directory left)', async () => {
+    const tape = join(dir, 'missing.tape.jsonl');
+    const input = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+    const result = await runCli(['mcp', '--record', tape, '--', 'agentctl-no-such-server'], { env: BASE_ENV, input });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("agentctl: MCP server 'agentctl-no-such-server' could not be started: 'agentctl-no-such-server' is not on its PATH\n");
+    expect(existsSync(join(dir, '.missing.tape.jsonl.recording'))).toBe(false);
+    expect(existsSync(tape)).toBe(true);
   });
 });

@@ -73,6 +73,10 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
       env: serverEnv(process.env),
       note: say,
     });
+  } catch (error) {
+    // The server could not be started (or the link failed): what was recorded still ends as a whole run.
+    await session?.finish({ state: 'ERROR', reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+    throw error;
   } finally {
     await link.close().catch(() => undefined);
   }
@@ -83,9 +87,10 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
   await session.finish({ reason: 'the MCP client went away' });
   const summary = localLink(session).summary();
   const why = mcpNotReproduced(summary);
-  if (options.json) say(printableJson({ server: plan.name, mode: summary.mode, tape: session.tape, ...mcpJson(summary) }));
+  const exitCode = why === undefined ? code : DIVERGED_EXIT_CODE;
+  if (options.json) note(printableJson({ server: plan.name, mode: summary.mode, tape: session.tape, ...mcpJson(summary), exitCode }));
   else if (!options.quiet || why !== undefined) say(summaryLine(summary, session.tape, why));
-  process.exitCode = why === undefined ? code : DIVERGED_EXIT_CODE;
+  process.exitCode = exitCode;
 }
 
 /** The plan from the flags and the environment; every bad combination is a one-line usage error. */
