@@ -11,7 +11,7 @@ import { callKey } from '../guardrails/call-key.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import type { McpCallInput, McpEventInput } from './link.js';
 import { RPC_ERRORS, type JsonRpcReply } from './protocol.js';
-import { toolOutputText } from './tool-output.js';
+import { mcpToolOutput } from './tool-output.js';
 
 export interface Notification {
   method: string;
@@ -54,7 +54,7 @@ export function resultInput(server: string, callId: string, tool: string, reply:
     output = reply.error.message;
     if (reply.error.code === RPC_ERRORS.requestTimeout) status = 'timeout';
   } else if (reply.result !== undefined) {
-    const read = toolOutputText(reply.result);
+    const read = mcpToolOutput(reply.result);
     output = read.text;
     status = read.isError ? 'error' : 'ok';
   }
