@@ -177,6 +177,30 @@ describe('the wrapper records and replays a server', () => {
     expect(replay.notes.at(-1)).toBe('MCP server \'mem\': 1 recorded tool call was never made');
   });
 
+  it('gives the client an error, not an answer the tape lacks, when the tape cannot be written', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const server = watched(memory());
+    const writeCall = link.writeCall.bind(link);
+    const write = link.write.bind(link);
+    let failCall = true;
+    link.writeCall = (call) => (failCall ? Promise.reject(new Error('the disk is full')) : writeCall(call));
+    link.write = (event) => (event.type === 'tool_result' ? Promise.reject(new Error('the disk is full')) : write(event));
+    const session = await wrapped(link, server, 'mem');
+    // The call could not be written: the server never gets it.
+    await expect(session.client.callTool({ name: 'read_graph', arguments: {} })).rejects.toMatchObject({
+      code: RPC_ERRORS.internal,
+      message: expect.stringContaining('agentctl: the disk is full') as string,
+    });
+    expect(server.sent.filter((m) => 'method' in m && m.method === 'tools/call')).toEqual([]);
+    failCall = false;
+    // The call was written but its answer could not be: the client gets why, not the answer.
+    await expect(session.client.callTool({ name: 'read_graph', arguments: {} })).rejects.toMatchObject({
+      code: RPC_ERRORS.internal,
+      message: expect.stringContaining('agentctl: the answer could not be written onto the tape: the disk is full') as string,
+    });
+    expect(await session.close()).toBe(0);
+  });
+
   it('writes a call before the server gets it, and its answer before the client gets it', async () => {
     const link = memoryLink({ mode: 'record' });
     const server = watched(memory());

@@ -210,7 +210,15 @@ class Conversation implements McpConversation {
       const pending = this.pending.get(idKey(message.id));
       if (pending === undefined) return;
       this.pending.delete(idKey(message.id));
-      await this.writeAnswer(pending, message);
+      try {
+        await this.writeAnswer(pending, message);
+      } catch (error) {
+        // The client gets no answer the tape does not have: it learns why instead.
+        const why = error instanceof Error ? error.message : String(error);
+        this.say(`MCP server '${this.options.server}': an answer could not be written onto the tape: ${why}`);
+        this.send(errorReply(message.id, RPC_ERRORS.internal, `agentctl: the answer could not be written onto the tape: ${why}`));
+        return;
+      }
       this.send(message);
       return;
     }
