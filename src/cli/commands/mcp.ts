@@ -4,7 +4,7 @@
  * standard input and output are the client's MCP channel (src/mcp/stdio-wrapper.ts): the server's
  * traffic is recorded onto a tape, or served from one without starting the server (docs/mcp.md).
  *
- * The tape: the run that launched the agent when `AGENTCTL_MCP_LINK` is set (`agentctl run`, a
+ * The tape: the run that launched the agent when it finds one (`AGENTCTL_MCP_LINK`, or the link directory on PATH: mcp/run-link.ts) (`agentctl run`, a
  * library session's `mcpServer()`: the traffic lands on the run's tape beside its model calls, and
  * the tape flags here are ignored), else the one the flags name (a run in the store, or a tape file).
  * Standard output carries MCP messages only: everything agentctl says goes to standard error, as
