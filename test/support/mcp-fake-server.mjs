@@ -22,6 +22,7 @@ const tools = [
   { name: 'notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'picture', inputSchema: { type: 'object' } },
   { name: 'pid', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'cwd', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
 ];
 if (mode === 'bad-schema') tools.push({ name: 'loose', inputSchema: { type: 'string' } });
 
@@ -66,6 +67,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       } else if (name === 'die') process.kill(process.pid, 'SIGKILL');
       else if (name === 'fail') send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'fail: no such thing' } });
       else if (name === 'notes') answer({ content: [{ type: 'text', text: JSON.stringify(notes) }] });
+      else if (name === 'cwd') answer({ content: [{ type: 'text', text: process.cwd() }] });
       else if (name === 'pid') answer({ content: [{ type: 'text', text: String(process.pid) }] });
       else if (name === 'picture') answer({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: true });
       else send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool ${name}` } });
