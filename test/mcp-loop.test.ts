@@ -244,6 +244,8 @@ describe('the built-in agent with MCP servers', () => {
       [{ mcpServers: { nowhere: { command: 'agentctl-no-such-mcp-server' } } }, 2, "agentctl: MCP server 'agentctl-no-such-mcp-server' could not be started: 'agentctl-no-such-mcp-server' is not on its PATH\n"],
       [{ mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } }, 13, "agentctl: MCP server 'docs' did not start: unreachable: connect ECONNREFUSED 127.0.0.1:9 before it answered\n"],
       [{ mcpServers: { loose: { command: process.execPath, args: [FAKE, 'bad-schema'] } } }, 13, "agentctl: MCP server 'loose' did not start: listed tool 'loose' with an input schema that is not \"type\": \"object\"\n"],
+      [{ mcpServers: { big: { command: process.execPath, args: [FAKE, 'huge-schema'] } } }, 13, "agentctl: MCP server 'big' did not start: listed tool 'huge' with an input schema larger than a tape records (65536 characters, 32 levels)\n"],
+      [{ mcpServers: { deep: { command: process.execPath, args: [FAKE, 'deep-schema'] } } }, 13, "agentctl: MCP server 'deep' did not start: listed tool 'deep' with an input schema larger than a tape records (65536 characters, 32 levels)\n"],
       [{ toolModules: [clash], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } }, 2, "agentctl: MCP tool 'fake__echo' (tool 'echo' of MCP server 'fake') has the name of a custom tool from 'toolModules'\n"],
       [{ mcpServers: { fake: { command: process.execPath, args: [FAKE], tools: { ecko: { idempotent: true } } } } }, 2, "agentctl: config 'mcpServers.fake.tools' names 'ecko', not a tool of that server\nhint: its tools: echo, ask, hang, die, fail, notes, picture, pid, cwd\n"],
     ];

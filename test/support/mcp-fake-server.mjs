@@ -1,7 +1,7 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
 // dies in the middle of a call, or exits before the handshake. Run with `node mcp-fake-server.mjs
-// <mode>`; modes: normal, v2024, old-version, exit-at-start, bad-schema.
+// <mode>`; modes: normal, v2024, old-version, exit-at-start, bad-schema, huge-schema, deep-schema.
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -25,6 +25,12 @@ const tools = [
   { name: 'cwd', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
 ];
 if (mode === 'bad-schema') tools.push({ name: 'loose', inputSchema: { type: 'string' } });
+if (mode === 'huge-schema') tools.push({ name: 'huge', inputSchema: { type: 'object', description: 'x'.repeat(70_000) } });
+if (mode === 'deep-schema') {
+  let deep = { type: 'object' };
+  for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
+  tools.push({ name: 'deep', inputSchema: deep });
+}
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
