@@ -67,7 +67,7 @@ const SCRIPT: ScenarioStep[] = [
 async function record(args: string[], steps: ScenarioStep[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   const llm = await startMockLlm(steps);
   try {
-    return await runCli(['record', '--task', 'take a note', '--base-url', llm.baseURL, '--json', ...args], { env: { ...noModel, ...env }, timeoutMs: 60_000 });
+    return await runCli(['record', '--task', 'take a note', '--base-url', llm.baseURL, '--json', ...args], { env: { ...noModel, ...env }, timeoutMs: 25_000 });
   } finally {
     await llm.close();
   }
@@ -175,7 +175,7 @@ describe('the built-in agent with MCP servers', () => {
     await mkdir(again);
     const live = await runCli(
       ['replay', 'live', '--store', store, '--config', config, '--tools', 'live', '--allow-side-effects', '--workspace', again, '--json', '--no-save'],
-      { env: noModel, timeoutMs: 60_000 },
+      { env: noModel, timeoutMs: 25_000 },
     );
     expect(live.code, live.stderr).toBe(0);
     // The servers ran in the replay's workspace, so the file is written there again.
