@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ const SCRIPT: ScenarioStep[] = [
 async function record(args: string[], steps: ScenarioStep[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   const llm = await startMockLlm(steps);
   try {
-    return await runCli(['record', '--task', 'take a note', '--base-url', llm.baseURL, '--json', ...args], { env: { ...noModel, ...env }, timeoutMs: 60_000 });
+    return await runCli(['record', '--task', 'take a note', '--base-url', llm.baseURL, '--json', ...args], { env: { ...noModel, ...env }, timeoutMs: 25_000 });
   } finally {
     await llm.close();
   }
@@ -175,7 +175,7 @@ describe('the built-in agent with MCP servers', () => {
     await mkdir(again);
     const live = await runCli(
       ['replay', 'live', '--store', store, '--config', config, '--tools', 'live', '--allow-side-effects', '--workspace', again, '--json', '--no-save'],
-      { env: noModel, timeoutMs: 60_000 },
+      { env: noModel, timeoutMs: 25_000 },
     );
     expect(live.code, live.stderr).toBe(0);
     // The servers ran in the replay's workspace, so the file is written there again.
@@ -244,8 +244,10 @@ describe('the built-in agent with MCP servers', () => {
       [{ mcpServers: { nowhere: { command: 'agentctl-no-such-mcp-server' } } }, 2, "agentctl: MCP server 'agentctl-no-such-mcp-server' could not be started: 'agentctl-no-such-mcp-server' is not on its PATH\n"],
       [{ mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } }, 13, "agentctl: MCP server 'docs' did not start: unreachable: connect ECONNREFUSED 127.0.0.1:9 before it answered\n"],
       [{ mcpServers: { loose: { command: process.execPath, args: [FAKE, 'bad-schema'] } } }, 13, "agentctl: MCP server 'loose' did not start: listed tool 'loose' with an input schema that is not \"type\": \"object\"\n"],
+      [{ mcpServers: { big: { command: process.execPath, args: [FAKE, 'huge-schema'] } } }, 13, "agentctl: MCP server 'big' did not start: listed tool 'huge' with an input schema larger than a tape records (65536 characters, 32 levels)\n"],
+      [{ mcpServers: { deep: { command: process.execPath, args: [FAKE, 'deep-schema'] } } }, 13, "agentctl: MCP server 'deep' did not start: listed tool 'deep' with an input schema larger than a tape records (65536 characters, 32 levels)\n"],
       [{ toolModules: [clash], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } }, 2, "agentctl: MCP tool 'fake__echo' (tool 'echo' of MCP server 'fake') has the name of a custom tool from 'toolModules'\n"],
-      [{ mcpServers: { fake: { command: process.execPath, args: [FAKE], tools: { ecko: { idempotent: true } } } } }, 2, "agentctl: config 'mcpServers.fake.tools' names 'ecko', not a tool of that server\nhint: its tools: echo, ask, hang, die, fail, notes, picture, pid\n"],
+      [{ mcpServers: { fake: { command: process.execPath, args: [FAKE], tools: { ecko: { idempotent: true } } } } }, 2, "agentctl: config 'mcpServers.fake.tools' names 'ecko', not a tool of that server\nhint: its tools: echo, ask, hang, die, fail, notes, picture, pid, cwd\n"],
     ];
     for (const [i, [body, code, stderr]] of cases.entries()) {
       const config = join(dir, `refused-${i}.config.json`);
@@ -355,6 +357,29 @@ describe('the built-in agent with MCP servers', () => {
       expect(summaryOf(replay)).toMatchObject({ verdict: 'reproduced', exitCode: 0 });
     } finally {
       await everything.stop();
+    }
+  });
+
+  it("runs a stdio server in the config file's directory, or in its cwd read from there", async () => {
+    const sub = join(dir, 'project');
+    await mkdir(join(sub, 'data'), { recursive: true });
+    await writeFile(join(sub, 'agentctl.config.json'), JSON.stringify({
+      tools: [],
+      mcpServers: { here: { command: process.execPath, args: [FAKE] }, there: { command: process.execPath, args: [FAKE], cwd: 'data' } },
+    }));
+    const llm = await startMockLlm([{ tool_calls: [call('w1', 'here__cwd', {}), call('w2', 'there__cwd', {})] }, { content: 'ok' }]);
+    try {
+      const result = await runCli(
+        ['record', '--task', 't', '--config', join('project', 'agentctl.config.json'), '--base-url', llm.baseURL, '--workspace', join(dir, 'ws-cwd'), '--store', join(dir, 'store-cwd'), '--json'],
+        { env: noModel, cwd: dir },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const events = eventsOf(result);
+      expect(events.filter((e) => e.type === 'tool_result').map((e) => e.output)).toEqual([await realpath(sub), await realpath(join(sub, 'data'))]);
+      const start = events.find((e) => e.type === 'run_start');
+      expect(start?.type === 'run_start' && start.config['mcpServers']).toMatchObject({ here: { cwd: 'project' }, there: { cwd: join('project', 'data') } });
+    } finally {
+      await llm.close();
     }
   });
 });

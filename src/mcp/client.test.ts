@@ -50,7 +50,7 @@ describe('McpClient', () => {
 
   it('reads every page of a paged tool list, in order', async () => {
     const client = await connect([fakeServer]);
-    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['echo', 'ask', 'hang', 'die', 'fail', 'notes', 'picture', 'pid']);
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['echo', 'ask', 'hang', 'die', 'fail', 'notes', 'picture', 'pid', 'cwd']);
   });
 
   it('takes an older protocol version it speaks, and refuses one it does not', async () => {

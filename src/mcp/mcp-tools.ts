@@ -8,7 +8,7 @@
  * started are stopped: a run never begins with half its tools.
  */
 import { InvalidOptionError, McpServerError } from '../core/errors.js';
-import { MAX_TOOL_DESCRIPTION } from '../core/tool-limits.js';
+import { MAX_TOOL_DESCRIPTION, MAX_TOOL_PARAMETERS_DEPTH, MAX_TOOL_PARAMETERS_JSON } from '../core/tool-limits.js';
 import { printableLine } from '../core/terminal-text.js';
 import { ToolError, type Tool } from '../tools/index.js';
 import { flagsOf, type ToolFlags } from './annotations.js';
@@ -137,6 +137,10 @@ function toolsOf(plan: McpServerPlan, client: McpClient, listed: readonly McpLis
     if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema) || (inputSchema as Record<string, unknown>)['type'] !== 'object') {
       throw new McpServerError(`MCP server '${plan.name}' listed tool '${tool}' with an input schema that is not "type": "object"`);
     }
+    // A tape must read back what it records of the tool (core/tool-spec-schema.ts bounds a spec).
+    if (JSON.stringify(inputSchema).length > MAX_TOOL_PARAMETERS_JSON || depthOver(inputSchema, MAX_TOOL_PARAMETERS_DEPTH)) {
+      throw new McpServerError(`MCP server '${plan.name}' listed tool '${tool}' with an input schema larger than a tape records (${MAX_TOOL_PARAMETERS_JSON} characters, ${MAX_TOOL_PARAMETERS_DEPTH} levels)`);
+    }
     const flags = { ...flagsOf(listedTool.annotations), ...definedFlags(plan.tools[tool]) };
     const named = listedTool.description?.trim() || listedTool.title?.trim() || listedTool.annotations.title?.trim() || tool;
     const description = named.slice(0, MAX_TOOL_DESCRIPTION);
@@ -169,4 +173,11 @@ function definedFlags(flags: McpToolFlagsConfig | undefined): Partial<ToolFlags>
   if (flags?.idempotent !== undefined) out.idempotent = flags.idempotent;
   if (flags?.mutating !== undefined) out.mutating = flags.mutating;
   return out;
+}
+
+/** Whether a JSON value nests deeper than `limit` levels (a scalar: 0). */
+function depthOver(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit <= 0) return true;
+  return Object.values(value).some((inner) => depthOver(inner, limit - 1));
 }

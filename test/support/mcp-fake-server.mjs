@@ -1,7 +1,7 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
 // dies in the middle of a call, or exits before the handshake. Run with `node mcp-fake-server.mjs
-// <mode>`; modes: normal, v2024, old-version, exit-at-start, bad-schema.
+// <mode>`; modes: normal, v2024, old-version, exit-at-start, bad-schema, huge-schema, deep-schema.
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -22,8 +22,15 @@ const tools = [
   { name: 'notes', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'picture', inputSchema: { type: 'object' } },
   { name: 'pid', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'cwd', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
 ];
 if (mode === 'bad-schema') tools.push({ name: 'loose', inputSchema: { type: 'string' } });
+if (mode === 'huge-schema') tools.push({ name: 'huge', inputSchema: { type: 'object', description: 'x'.repeat(70_000) } });
+if (mode === 'deep-schema') {
+  let deep = { type: 'object' };
+  for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
+  tools.push({ name: 'deep', inputSchema: deep });
+}
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
@@ -66,6 +73,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       } else if (name === 'die') process.kill(process.pid, 'SIGKILL');
       else if (name === 'fail') send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'fail: no such thing' } });
       else if (name === 'notes') answer({ content: [{ type: 'text', text: JSON.stringify(notes) }] });
+      else if (name === 'cwd') answer({ content: [{ type: 'text', text: process.cwd() }] });
       else if (name === 'pid') answer({ content: [{ type: 'text', text: String(process.pid) }] });
       else if (name === 'picture') answer({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: true });
       else send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool ${name}` } });
