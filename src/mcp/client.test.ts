@@ -55,6 +55,7 @@ describe('McpClient', () => {
 
   it('takes an older protocol version it speaks, and refuses one it does not', async () => {
     expect((await connect([fakeServer, 'v2024'])).protocolVersion).toBe('2024-11-05');
+    expect((await connect([fakeServer, 'newest'])).protocolVersion).toBe('2025-11-25');
     const refused = connect([fakeServer, 'old-version']);
     await expect(refused).rejects.toThrow(McpServerError);
     await expect(refused).rejects.toThrow("MCP server 'fake' answered the handshake with protocol version \"2023-01-01\", which agentctl does not speak");

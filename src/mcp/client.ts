@@ -13,8 +13,11 @@ import { annotationsOf, type McpToolAnnotations } from './annotations.js';
 import { RPC_ERRORS, errorReply, isErrorReply, isNotification, isRequest, type JsonRpcError, type JsonRpcMessage, type JsonRpcReply } from './protocol.js';
 import type { McpServerPort, McpUpstream } from './upstream.js';
 
-/** The protocol versions this client speaks, newest first: it asks for the first. */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'] as const;
+/**
+ * The protocol versions this client speaks; it asks for the first. A server that no longer speaks it
+ * answers with its own, and 2025-11-25 (the SDK 2.x servers' newest) only adds what this client does not ask for.
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25', '2025-03-26', '2024-11-05'] as const;
 
 /** How many requests may wait for an answer at once: a server that never answers cannot make agentctl hold unbounded state. */
 export const MAX_PENDING_REQUESTS = 256;

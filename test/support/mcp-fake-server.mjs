@@ -1,7 +1,7 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
 // dies in the middle of a call, or exits before the handshake. Run with `node mcp-fake-server.mjs
-// <mode>`; modes: normal, v2024, old-version, exit-at-start, bad-schema, huge-schema, deep-schema.
+// <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema.
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -52,7 +52,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const answer = (result) => send({ jsonrpc: '2.0', id: message.id, result });
   switch (message.method) {
     case 'initialize': {
-      const version = mode === 'old-version' ? '2023-01-01' : mode === 'v2024' ? '2024-11-05' : message.params.protocolVersion;
+      const version = mode === 'old-version' ? '2023-01-01' : mode === 'v2024' ? '2024-11-05' : mode === 'newest' ? '2025-11-25' : message.params.protocolVersion;
       answer({ protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } });
       return;
     }
