@@ -228,7 +228,7 @@ const probeFd = openSync(join(dir, 'in-loop-probe'), 'a');
 try {
   const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
   const config = parseConfig({ model: 'bench-model', tools: ['read_file'], limits: { maxSteps: STEPS + 5 } }, 'bench config');
-  const registry = await buildRegistry(config, ROOT);
+  const { registry } = await buildRegistry(config, ROOT);
   const plain = { iterations: [], waits: [] };
   const recorded = { iterations: [], waits: [], responseWaits: [] };
   const floor = { direct: [], node: [], inLoop: [], spaced: [] };

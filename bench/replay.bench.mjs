@@ -109,7 +109,7 @@ function tinyToolHost(registry, outputBytes) {
  */
 export async function recordSyntheticTape(path, steps, { maxSeconds = Infinity, outputBytes = 0, config: extra = {} } = {}) {
   const config = parseConfig({ model: 'bench-model', tools: ['read_file'], seed: 7, limits: { maxSteps: steps + 5 }, ...extra }, 'bench config');
-  const registry = await buildRegistry(config, ROOT);
+  const { registry } = await buildRegistry(config, ROOT);
   const clock = new ManualClock(0);
   const deps = { llm: scriptedLlm(steps), tools: tinyToolHost(registry, outputBytes), clock, random: seededRandom(config.seed) };
   const task = `read src/generated.ts line by line (${steps} lines)`;

@@ -56,7 +56,7 @@ function toolHost(registry) {
 /** Record the synthetic run into `path`; its meta. */
 export async function recordTape(path, steps) {
   const config = parseConfig({ model: 'bench-model', tools: ['read_file', 'list_dir'], seed: 7, limits: { maxSteps: steps + 5 } }, 'bench config');
-  const registry = await buildRegistry(config, ROOT);
+  const { registry } = await buildRegistry(config, ROOT);
   const task = `read src/generated.ts piece by piece (${steps} pieces)`;
   const loop = runLoop({ task, config }, { llm: scriptedLlm(steps), tools: toolHost(registry), clock: new ManualClock(0), random: seededRandom(config.seed) });
   async function* events() {
