@@ -39,7 +39,8 @@ describe('analysis of a run whose agent used an MCP server through agentctl mcp'
     expect(library(steps, { config: { tools: { write_file: { mutating: false } } } }).stop).toMatchObject({ step: 3, rule: 'identical_call_block' });
     // A flag left out keeps the annotation's: write_file stays mutating; read_file, not idempotent now, stays not mutating (no reset by its own success).
     expect(library(steps, { config: { tools: { write_file: { idempotent: false } } } }).stop).toBeNull();
-    expect(library([read(), read(), read()], { config: { tools: { read_file: { idempotent: false } } } }).stop).toMatchObject({ step: 2, rule: 'identical_call_block' });
+    const notIdempotent = library([read(), read(), read()], { config: { tools: { read_file: { idempotent: false } } } });
+    expect(notable(notIdempotent)).toEqual(['2 block identical_call_block']);
   });
 
   it('a model that calls the tools by the names agentctl offers them by (files__read_file): matched to the MCP calls, flags by that name', () => {
@@ -53,9 +54,11 @@ describe('analysis of a run whose agent used an MCP server through agentctl mcp'
   });
 
   it('an MCP call with other arguments than the model asked for is not its outcome', () => {
-    const run = mcpAgentRun([read()]);
-    const other = run.events.map((e) => (e.type === 'tool_call' ? { ...e, key: 'another key' } : e));
-    expect(analyseRun(run.meta, other).outcomes).toEqual({ recorded: 0, fromMessages: 0, unknown: 1 });
+    for (const modelName of ['read_file', 'files__read_file']) {
+      const run = mcpAgentRun([read({ modelName })]);
+      const other = run.events.map((e) => (e.type === 'tool_call' ? { ...e, key: 'another key' } : e));
+      expect(analyseRun(run.meta, other).outcomes, modelName).toEqual({ recorded: 0, fromMessages: 0, unknown: 1 });
+    }
   });
 
   it('a proxy run is analysed the same way', () => {
@@ -66,8 +69,11 @@ describe('analysis of a run whose agent used an MCP server through agentctl mcp'
 
 describe('listedToolFlags', () => {
   it('by the tool\'s own name and the offered one; a name two servers list takes the cautious flags of both; a later listing replaces an earlier one', () => {
-    const a = mcpAgentRun([], { server: 'a', tools: [{ name: 'get', annotations: { readOnlyHint: true } }, { name: 'put', annotations: { idempotentHint: true } }] });
-    const b = mcpAgentRun([], { server: 'b', tools: [{ name: 'get', annotations: { readOnlyHint: false, idempotentHint: true } }] });
+    const a = mcpAgentRun([], {
+      server: 'a',
+      tools: [{ name: 'get', annotations: { readOnlyHint: true } }, { name: 'put', annotations: { idempotentHint: true } }, { name: 'find', annotations: { readOnlyHint: true } }],
+    });
+    const b = mcpAgentRun([], { server: 'b', tools: [{ name: 'get', annotations: { readOnlyHint: false, idempotentHint: true } }, { name: 'find' }] });
     const relisted = mcpAgentRun([], { server: 'a', tools: [{ name: 'put' }] });
     const exchanges = (run: typeof a) => run.events.filter((e) => e.type === 'mcp_exchange');
     const flags = listedToolFlags([...exchanges(a), ...exchanges(b), ...exchanges(relisted)]);
@@ -76,6 +82,7 @@ describe('listedToolFlags', () => {
     expect(flags.get('get')).toEqual({ idempotent: true, mutating: true });
     expect(flags.get('a__put')).toEqual({ idempotent: false, mutating: true });
     expect(flags.get('put')).toEqual({ idempotent: false, mutating: true });
+    expect(flags.get('find')).toEqual({ idempotent: false, mutating: true });
     expect(flags.has('initialize')).toBe(false);
   });
 });

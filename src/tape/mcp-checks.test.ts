@@ -81,13 +81,18 @@ describe('MCP events on a tape', () => {
     expect(none.line).toBe(events.findIndex((e) => e.callId === 'call_0_0' && e.type === 'tool_result') + 2);
   });
 
-  it('accepts two calls with one id answered in the other order, each by its own server', async () => {
-    const events = run.events.map((e) => ('callId' in e && e.callId === 'mcp_1' ? { ...e, callId: 'mcp_0' } : e));
-    const [first, second] = [events.findIndex((e) => e.type === 'tool_result'), events.findLastIndex((e) => e.type === 'tool_result')];
-    const swapped = events.slice();
-    swapped[first] = { ...(events[second] as RunEvent), seq: first };
-    swapped[second] = { ...(events[first] as RunEvent), seq: second };
+  it('accepts two calls with one id answered in the other order, each by its own server; an answered call is not open any more', async () => {
+    const events = run.events.map((e) => ('callId' in e && e.callId === 'mcp_1' ? { ...e, callId: 'mcp_0', server: 'docs' } : e));
+    // Both calls open, then the second one's result first.
+    const at = events.findIndex((e) => e.type === 'tool_call');
+    const [call0, result0, call1, result1] = events.slice(at, at + 4) as RunEvent[];
+    const swapped = [...events.slice(0, at), call0, call1, result1, result0, ...events.slice(at + 4)].map((e, seq) => ({ ...(e as RunEvent), seq }));
     expect(await read(text(run.meta, swapped))).toBe(run.events.length);
+    // In order, each answered by the other's server: the second result's server is no open call's.
+    const crossed = events.map((e) => (e.type === 'tool_result' ? { ...e, server: e.server === 'docs' ? 'files' : 'docs' } : e));
+    expect((await refused(text(run.meta, crossed))).detail).toBe("tool_result mcp_0 names server 'docs', its tool_call server 'files': a result answers a call of the same server");
+    const again = events.map((e) => (e.type === 'tool_result' ? { ...e, server: 'files' } : e));
+    expect((await refused(text(run.meta, again))).detail).toBe("tool_result mcp_0 names server 'files', its tool_call server 'docs': a result answers a call of the same server");
   });
 
   it('refuses an mcp_exchange in a run of the built-in agent (source cli), at its line', async () => {

@@ -46,6 +46,7 @@ describe('MCP events as plain lines', () => {
     expect(eventLine(exchange({ method: 'notifications/cancelled', params: { requestId: 3 } }))).toBe('[1]   mcp files notifications/cancelled');
     expect(eventLine(exchange({ from: 'server', method: 'agentctl/server_ended', params: { reason: 'killed by SIGKILL' } }))).toBe('[1]   mcp files server ended: killed by SIGKILL');
     expect(eventLine(exchange({ method: 'notifications/initialized' }))).toBeNull();
+    expect(eventLine(exchange({ from: 'server', method: 'notifications/initialized' }))).toBe('[1]   mcp files ← notifications/initialized');
   });
 
   it('what a server sent is shown with its control characters as escapes', () => {
