@@ -9,35 +9,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpUpstream } from './http-upstream.js';
-import { MAX_MCP_MESSAGE_BYTES, type JsonRpcMessage } from './protocol.js';
+import { MAX_MCP_MESSAGE_BYTES } from './protocol.js';
 import { startEverythingHttp, type EverythingHttp } from './test-support/everything-http.js';
+import { portInbox } from './test-support/port-inbox.js';
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } } as const;
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' } as const;
 
 /** A port whose messages, ends and noise are collected, with a way to await the next message. */
 async function openPort(url: string, headers?: Record<string, string>) {
-  const messages: JsonRpcMessage[] = [];
-  const waiting: Array<() => void> = [];
-  const reasons: string[] = [];
+  const inbox = portInbox();
   const noise: string[] = [];
-  let reportEnd: (reason: string) => void = () => undefined;
-  const ended = new Promise<string>((done) => (reportEnd = done));
   const upstream = httpUpstream({ url, ...(headers === undefined ? {} : { headers }), onNoise: (problem) => noise.push(problem) });
-  const port = await upstream.open({
-    message: (message) => {
-      messages.push(message);
-      for (const wake of waiting.splice(0)) wake();
-    },
-    ended: (reason) => {
-      reasons.push(reason);
-      reportEnd(reason);
-    },
-  });
-  const next = async (): Promise<JsonRpcMessage> => {
-    while (messages.length === 0) await new Promise<void>((wake) => waiting.push(wake));
-    return messages.shift() as JsonRpcMessage;
-  };
+  const port = await upstream.open(inbox.handlers);
+  const { next, ended, reasons } = inbox;
   return { port, next, ended, reasons, noise, label: upstream.label };
 }
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import type { JsonRpcMessage } from './protocol.js';
+import { portInbox } from './test-support/port-inbox.js';
 import { stdioUpstream } from './stdio-upstream.js';
 
 const memoryServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
@@ -16,25 +16,8 @@ const memoryServer = createRequire(import.meta.url).resolve('@modelcontextprotoc
  * test can find its process, whose messages are collected, with a way to await the next one.
  */
 async function openMemory(tag: string) {
-  const messages: JsonRpcMessage[] = [];
-  const waiting: Array<() => void> = [];
-  const reasons: string[] = [];
-  let reportEnd: (reason: string) => void = () => undefined;
-  const ended = new Promise<string>((done) => (reportEnd = done));
-  const port = await stdioUpstream({ command: process.execPath, args: [memoryServer, tag], env: { ...process.env, MEMORY_FILE_PATH: '/dev/null/none' }, stderr: 'ignore' }).open({
-    message: (message) => {
-      messages.push(message);
-      for (const wake of waiting.splice(0)) wake();
-    },
-    ended: (reason) => {
-      reasons.push(reason);
-      reportEnd(reason);
-    },
-  });
-  const next = async (): Promise<JsonRpcMessage> => {
-    while (messages.length === 0) await new Promise<void>((wake) => waiting.push(wake));
-    return messages.shift() as JsonRpcMessage;
-  };
+  const { handlers, next, ended, reasons } = portInbox();
+  const port = await stdioUpstream({ command: process.execPath, args: [memoryServer, tag], env: { ...process.env, MEMORY_FILE_PATH: '/dev/null/none' }, stderr: 'ignore' }).open(handlers);
   return { port, next, ended, reasons };
 }
 
