@@ -199,9 +199,12 @@ describe('httpUpstream against a server of its own', () => {
         res.end();
       }),
     );
-    const { port, ended } = await initialized(server.url);
-    await expect(port.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).rejects.toThrow(/has ended/);
+    const { port, ended, reasons } = await initialized(server.url);
+    // Two calls under way when the session expires: the end is reported once.
+    const sent = await Promise.allSettled([port.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), port.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' })]);
+    expect(sent.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     expect(await ended).toBe('session expired');
+    expect(reasons).toEqual(['session expired']);
   });
 
   it('answers a request the server refused with an HTTP error, and keeps the session', async () => {
