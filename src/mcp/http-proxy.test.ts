@@ -1,0 +1,229 @@
+/**
+ * The streamable HTTP proxy between the official SDK's client (StreamableHTTPClientTransport) and
+ * the reference server in streamableHttp mode (server-everything).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRedactor } from '../core/redact.js';
+import { localOrigin, mcpHttpProxy, passedOnHeaders, type McpHttpProxy } from './http-proxy.js';
+import { MAX_MCP_MESSAGE_BYTES } from './protocol.js';
+import type { McpLink } from './link.js';
+import { startEverythingHttp } from './test-support/everything-http.js';
+import { memoryLink } from './test-support/memory-link.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The proxy on a port of its own at /mcp, in front of `url`. */
+async function serveProxy(url: string, link: McpLink): Promise<{ url: string; proxy: McpHttpProxy }> {
+  const proxy = mcpHttpProxy({ server: 'everything', link, url, redact: createRedactor() });
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/mcp') proxy.handle(req, res);
+    else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    await proxy.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, proxy };
+}
+
+async function connect(url: string, headers: Record<string, string> = {}, before?: (client: Client) => void) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'agentctl-test', version: '1.0.0' });
+  before?.(client);
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return { client, transport };
+}
+
+/** What the SDK client sees of one session through the proxy: the handshake, the tools, three calls (one with its progress). */
+async function session(url: string) {
+  const { client, transport } = await connect(url, { Authorization: 'Bearer agentctl-test-secret-token' });
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  const echo = await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+  const sum = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } });
+  const progress: unknown[] = [];
+  const long = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.02, steps: 2 } }, undefined, { onprogress: (p) => progress.push(p) });
+  const server = client.getServerVersion()?.name;
+  await transport.terminateSession();
+  return { server, tools, echo, sum, long, progress };
+}
+
+describe('mcpHttpProxy', () => {
+  it('records the SDK client talking to server-everything, and replays it identically with the server stopped', async () => {
+    const everything = await startEverythingHttp();
+    cleanups.push(() => everything.stop());
+    const recording = memoryLink({ mode: 'record' });
+    const recorded = await session((await serveProxy(everything.url, recording)).url);
+    expect(recorded.server).toBe('mcp-servers/everything');
+    expect(recorded.tools).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']));
+    expect(recorded.echo).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }] });
+    expect(recorded.sum).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('5') }] });
+    expect(recorded.long).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('completed') }] });
+    expect(recorded.progress).toEqual([
+      { progress: 1, total: 2 },
+      { progress: 2, total: 2 },
+    ]);
+    const tape = recording.events;
+    expect(tape.filter((e) => e.type === 'tool_call').map((e) => e.type === 'tool_call' && e.tool)).toEqual(['echo', 'get-sum', 'trigger-long-running-operation']);
+    expect(tape.filter((e) => e.type === 'mcp_exchange').map((e) => e.type === 'mcp_exchange' && e.method)).toEqual(expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list']));
+    // The client's Authorization went to the server, and onto no tape.
+    expect(JSON.stringify(tape)).not.toContain('agentctl-test-secret-token');
+
+    await everything.stop();
+    const replaying = memoryLink({ mode: 'replay', recorded: tape.map((e) => ({ ...e })) });
+    const replayed = await session((await serveProxy(everything.url, replaying)).url);
+    expect(replayed).toEqual(recorded);
+    expect(replaying.notes.filter((n) => n.kind === 'request').map((n) => n.kind === 'request' && n.outcome)).toEqual(['served', 'served', 'served', 'served', 'served']);
+    expect(replaying.notes.at(-1)).toEqual({ kind: 'end', server: 'everything', unused: 0 });
+  });
+
+  it('refuses a request from a page that is not on this machine with 403', async () => {
+    const { url } = await serveProxy('http://127.0.0.1:9/mcp', memoryLink({ mode: 'record' }));
+    const answer = await call(url, 'POST', JSON.stringify(INITIALIZE), { origin: 'http://evil.example' });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { message: 'agentctl: MCP requests are taken from this machine only (the Origin is not local)' } });
+    expect(localOrigin(undefined)).toBe(true);
+    expect(localOrigin('http://localhost:3000')).toBe(true);
+    expect(localOrigin('https://127.0.0.1')).toBe(true);
+    expect(localOrigin('http://[::1]:8080')).toBe(true);
+    expect(localOrigin('null')).toBe(false);
+    expect(localOrigin('http://127.0.0.1.evil.example')).toBe(false);
+    expect(localOrigin('file://localhost/x')).toBe(false);
+  });
+
+  it('passes the client headers on to the real server, except the hop and transport ones, and ends its session with the client', async () => {
+    const upstream = await ownUpstream();
+    const { url } = await serveProxy(upstream.url, memoryLink({ mode: 'record' }));
+    const { client, transport } = await connect(url, { Authorization: 'Bearer agentctl-test-secret-token', 'X-Api-Key': 'k-123', 'Proxy-Authorization': 'Basic cDpw' });
+    await client.ping();
+    await transport.terminateSession();
+    const posts = upstream.calls.filter((c) => c.method === 'POST');
+    expect(posts.length).toBeGreaterThanOrEqual(3);
+    for (const post of posts) {
+      expect(post.headers['authorization']).toBe('Bearer agentctl-test-secret-token');
+      expect(post.headers['x-api-key']).toBe('k-123');
+      expect(post.headers['proxy-authorization']).toBeUndefined();
+    }
+    // The real server's session is its own, apart from the one agentctl gave the client.
+    expect(posts.slice(1).map((p) => p.headers['mcp-session-id'])).toEqual(posts.slice(1).map(() => 'up-1'));
+    expect(transport.sessionId).toBeUndefined();
+    expect(upstream.calls.at(-1)).toMatchObject({ method: 'DELETE', headers: { 'mcp-session-id': 'up-1' } });
+    expect(passedOnHeaders({ connection: 'keep-alive, x-a', 'x-a': '1', 'x-b': ['2', '3'], host: 'h', 'proxy-authorization': 'p', 'mcp-session-id': 's' })).toEqual({ 'x-b': '2, 3' });
+  });
+
+  it('answers calls outside a session as the transport says: 400 without one, 404 for one it does not have, 405 for other methods', async () => {
+    const { url } = await serveProxy('http://127.0.0.1:9/mcp', memoryLink({ mode: 'record' }));
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect((await call(url, 'POST', ping)).status).toBe(400);
+    expect((await call(url, 'POST', ping, { 'mcp-session-id': 'nope' })).status).toBe(404);
+    expect((await call(url, 'GET', undefined, { 'mcp-session-id': 'nope' })).status).toBe(404);
+    expect((await call(url, 'DELETE', undefined, { 'mcp-session-id': 'nope' })).status).toBe(404);
+    expect((await call(url, 'PUT', ping)).status).toBe(405);
+    expect((await call(url, 'POST', 'not json')).status).toBe(400);
+    expect((await call(url, 'POST', '{"jsonrpc":"1.0","id":1,"method":"x"}')).status).toBe(400);
+  });
+
+  it('refuses a body longer than a message may be with 413', async () => {
+    const { url } = await serveProxy('http://127.0.0.1:9/mcp', memoryLink({ mode: 'record' }));
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(MAX_MCP_MESSAGE_BYTES) } });
+    expect((await call(url, 'POST', big)).status).toBe(413);
+  });
+
+  it('hands what the real server says unasked on to the client on its GET stream', async () => {
+    const upstream = await ownUpstream({ unasked: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } });
+    const { url } = await serveProxy(upstream.url, memoryLink({ mode: 'record' }));
+    let heard: () => void = () => undefined;
+    const said = new Promise<void>((resolve) => (heard = resolve));
+    await connect(url, {}, (client) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => heard()));
+    await said;
+  });
+
+  it('has no GET stream in replay (405), and one in record', async () => {
+    const upstream = await ownUpstream();
+    for (const [mode, status] of [['replay', 405], ['record', 200]] as const) {
+      const { url } = await serveProxy(upstream.url, memoryLink({ mode }));
+      const init = await call(url, 'POST', JSON.stringify(INITIALIZE));
+      const session = init.headers['mcp-session-id'] as string;
+      const answer = await call(url, 'GET', undefined, { 'mcp-session-id': session }, true);
+      expect(answer.status).toBe(status);
+    }
+  });
+});
+
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+
+/** One raw HTTP call: its status, headers and body (a stream's head only, when `headOnly`). */
+function call(url: string, method: string, body?: string, headers: Record<string, string> = {}, headOnly = false) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
+    const req = request(url, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      const done = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+      if (headOnly) {
+        res.destroy();
+        done();
+        return;
+      }
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', done);
+      res.on('error', reject);
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * A small streamable HTTP server of the test's own: answers JSON, gives session `up-1`, records every
+ * call; its GET stream says `unasked` when given, else it has none (405).
+ */
+async function ownUpstream(options: { unasked?: object } = {}) {
+  const calls: Array<{ method: string; headers: IncomingHttpHeaders }> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      calls.push({ method: req.method ?? '', headers: req.headers });
+      if (req.method === 'GET' && options.unasked !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: message\ndata: ${JSON.stringify(options.unasked)}\n\n`);
+        return;
+      }
+      if (req.method !== 'POST') {
+        res.writeHead(req.method === 'DELETE' ? 200 : 405);
+        res.end();
+        return;
+      }
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string };
+      if (message.id === undefined) {
+        res.writeHead(202);
+        res.end();
+        return;
+      }
+      const result = message.method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'own', version: '1' } } : {};
+      res.writeHead(200, { 'content-type': 'application/json', ...(message.method === 'initialize' ? { 'mcp-session-id': 'up-1' } : {}) });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, calls };
+}
