@@ -8,7 +8,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRedactor } from '../core/redact.js';
+import { createRedactor, type Redactor } from '../core/redact.js';
+import { keyRedactor } from '../library/key-redactor.js';
 import { localOrigin, mcpHttpProxy, passedOnHeaders, type McpHttpProxy } from './http-proxy.js';
 import { MAX_MCP_MESSAGE_BYTES } from './protocol.js';
 import type { McpLink } from './link.js';
@@ -21,8 +22,11 @@ afterEach(async () => {
 });
 
 /** The proxy on a port of its own at /mcp, in front of `url`. */
-async function serveProxy(url: string, link: McpLink): Promise<{ url: string; proxy: McpHttpProxy }> {
-  const proxy = mcpHttpProxy({ server: 'everything', link, url, redact: createRedactor() });
+type LearningRedactor = Redactor & { learn?(headers: Headers): void };
+
+async function serveProxy(url: string, link: McpLink, redact: LearningRedactor = createRedactor()): Promise<{ url: string; proxy: McpHttpProxy }> {
+  const learn = redact.learn;
+  const proxy = mcpHttpProxy({ server: 'everything', link, url, redact, ...(learn === undefined ? {} : { credentials: (headers: Headers) => learn(headers) }) });
   const server: Server = createServer((req, res) => {
     if (req.url === '/mcp') proxy.handle(req, res);
     else {
@@ -124,6 +128,19 @@ describe('mcpHttpProxy', () => {
     expect(passedOnHeaders({ connection: 'keep-alive, x-a', 'x-a': '1', 'x-b': ['2', '3'], host: 'h', 'proxy-authorization': 'p', 'mcp-session-id': 's' })).toEqual({ 'x-b': '2, 3' });
   });
 
+  it('keeps the client credentials off the tape even when the server echoes them', async () => {
+    const upstream = await ownUpstream({ echoApiKey: true });
+    const link = memoryLink({ mode: 'record' });
+    const { url } = await serveProxy(upstream.url, link, keyRedactor([]));
+    // A key no rule knows by its shape: only learning it from the client's headers keeps it off the tape.
+    const { client } = await connect(url, { 'X-Api-Key': 'plainwords and more' });
+    expect(await client.callTool({ name: 'whoami', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'key: plainwords and more' }] });
+    await client.close();
+    const result = link.events.find((e) => e.type === 'tool_result');
+    expect(result).toMatchObject({ tool: 'whoami', output: 'key: [REDACTED]' });
+    expect(JSON.stringify(link.events)).not.toContain('plainwords');
+  });
+
   it('answers calls outside a session as the transport says: 400 without one, 404 for one it does not have, 405 for other methods', async () => {
     const { url } = await serveProxy('http://127.0.0.1:9/mcp', memoryLink({ mode: 'record' }));
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
@@ -189,7 +206,7 @@ function call(url: string, method: string, body?: string, headers: Record<string
  * A small streamable HTTP server of the test's own: answers JSON, gives session `up-1`, records every
  * call; its GET stream says `unasked` when given, else it has none (405).
  */
-async function ownUpstream(options: { unasked?: object } = {}) {
+async function ownUpstream(options: { unasked?: object; echoApiKey?: boolean } = {}) {
   const calls: Array<{ method: string; headers: IncomingHttpHeaders }> = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -212,7 +229,12 @@ async function ownUpstream(options: { unasked?: object } = {}) {
         res.end();
         return;
       }
-      const result = message.method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'own', version: '1' } } : {};
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'own', version: '1' } }
+          : message.method === 'tools/call' && options.echoApiKey === true
+            ? { content: [{ type: 'text', text: `key: ${String(req.headers['x-api-key'])}` }] }
+            : {};
       res.writeHead(200, { 'content-type': 'application/json', ...(message.method === 'initialize' ? { 'mcp-session-id': 'up-1' } : {}) });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     });

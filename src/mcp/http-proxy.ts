@@ -35,6 +35,11 @@ export interface McpHttpProxyOptions {
   redact: Redactor;
   /** A line for the user (stderr), without prefix. */
   note?(line: string): void;
+  /**
+   * Given the headers of each session's client as it opens: a redactor learns the credentials in
+   * them, so a server that echoes the client's token puts no token on the tape.
+   */
+  credentials?(headers: Headers): void;
 }
 
 export interface McpHttpProxy {
@@ -248,7 +253,10 @@ export function mcpHttpProxy(options: McpHttpProxyOptions): McpHttpProxy {
       over: false,
     };
     const noise = options.note;
-    const upstream = httpUpstream({ url: options.url, headers: passedOnHeaders(req.headers), ...(noise === undefined ? {} : { onNoise: (problem: string) => noise(`MCP server '${options.server}': ${problem}`) }) });
+    const headers = passedOnHeaders(req.headers);
+    options.credentials?.(new Headers(headers));
+    const onNoise = noise === undefined ? {} : { onNoise: (problem: string) => noise(`MCP server '${options.server}': ${problem}`) };
+    const upstream = httpUpstream({ url: options.url, headers, ...onNoise });
     session.conversation = openConversation({
       server: options.server,
       link: options.link,
