@@ -6,13 +6,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor, type Redactor } from '../core/redact.js';
 import { keyRedactor } from '../library/key-redactor.js';
 import { localOrigin, mcpHttpProxy, passedOnHeaders, type McpHttpProxy } from './http-proxy.js';
 import { MAX_MCP_MESSAGE_BYTES } from './protocol.js';
 import type { McpLink } from './link.js';
+import { listenLocally } from './test-support/local-http.js';
 import { startEverythingHttp } from './test-support/everything-http.js';
 import { memoryLink } from './test-support/memory-link.js';
 
@@ -34,13 +34,12 @@ async function serveProxy(url: string, link: McpLink, redact: LearningRedactor =
       res.end();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenLocally(server);
   cleanups.push(async () => {
     await proxy.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await listening.close();
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, proxy };
+  return { url: listening.url, proxy };
 }
 
 async function connect(url: string, headers: Record<string, string> = {}, before?: (client: Client) => void) {
@@ -239,13 +238,7 @@ async function ownUpstream(options: { unasked?: object; echoApiKey?: boolean } =
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, calls };
+  const { url, close } = await listenLocally(server);
+  cleanups.push(close);
+  return { url, calls };
 }

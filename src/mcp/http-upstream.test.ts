@@ -6,10 +6,10 @@
  * breaks off, a body too large) and for the headers the client sends.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpUpstream } from './http-upstream.js';
 import { MAX_MCP_MESSAGE_BYTES, type JsonRpcMessage } from './protocol.js';
+import { listenLocally } from './test-support/local-http.js';
 import { startEverythingHttp, type EverythingHttp } from './test-support/everything-http.js';
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } } as const;
@@ -104,15 +104,9 @@ async function ownServer(handle: (req: IncomingMessage, res: ServerResponse, bod
       handle(req, res, body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, calls };
+  const { url, close } = await listenLocally(server);
+  cleanups.push(close);
+  return { url, calls };
 }
 
 const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
