@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor, type Redactor } from '../core/redact.js';
 import { keyRedactor } from '../library/key-redactor.js';
@@ -159,12 +159,37 @@ describe('mcpHttpProxy', () => {
   });
 
   it('hands what the real server says unasked on to the client on its GET stream', async () => {
-    const upstream = await ownUpstream({ unasked: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } });
+    const upstream = await ownUpstream({ unasked: { message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, when: 'opened' } });
     const { url } = await serveProxy(upstream.url, memoryLink({ mode: 'record' }));
     let heard: () => void = () => undefined;
     const said = new Promise<void>((resolve) => (heard = resolve));
     await connect(url, {}, (client) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => heard()));
     await said;
+  });
+
+  it('sends what the real server says unasked on the open GET stream, when no request is under way', async () => {
+    const unasked = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+    const upstream = await ownUpstream({ unasked: { message: unasked, when: 'poked' } });
+    const { url } = await serveProxy(upstream.url, memoryLink({ mode: 'record' }));
+    const session = (await call(url, 'POST', JSON.stringify(INITIALIZE))).headers['mcp-session-id'] as string;
+    expect((await call(url, 'POST', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { 'mcp-session-id': session })).status).toBe(202);
+    const heard = firstEvent(url, session);
+    await heard.opened;
+    expect((await call(url, 'POST', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }), { 'mcp-session-id': session })).status).toBe(202);
+    expect(await heard.data).toEqual(unasked);
+  });
+
+  it('ends the client session when the real server forgets its own: the request under way answered, later calls 404', async () => {
+    const upstream = await ownUpstream({ expired: true });
+    const { url } = await serveProxy(upstream.url, memoryLink({ mode: 'record' }));
+    const session = (await call(url, 'POST', JSON.stringify(INITIALIZE))).headers['mcp-session-id'] as string;
+    const listed = await call(url, 'POST', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { 'mcp-session-id': session });
+    expect(JSON.parse(listed.text.replace(/^[^]*?data: /, '').trim())).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32000, message: "agentctl: MCP server 'everything' session expired before it answered" },
+    });
+    expect((await call(url, 'POST', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }), { 'mcp-session-id': session })).status).toBe(404);
   });
 
   it('has no GET stream in replay (405), and one in record', async () => {
@@ -180,6 +205,29 @@ describe('mcpHttpProxy', () => {
 });
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+
+/** A GET stream opened on `session`: when it has opened, and the first message on it. */
+function firstEvent(url: string, session: string): { opened: Promise<void>; data: Promise<unknown> } {
+  let opened: () => void = () => undefined;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const data = new Promise<unknown>((resolve, reject) => {
+    const req = request(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': session } }, (res) => {
+      opened();
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        const found = /^data: (.*)$/m.exec(text);
+        if (found === null) return;
+        res.destroy();
+        resolve(JSON.parse(found[1] as string));
+      });
+    });
+    req.once('error', reject);
+    req.end();
+  });
+  return { opened: open, data };
+}
 
 /** One raw HTTP call: its status, headers and body (a stream's head only, when `headOnly`). */
 function call(url: string, method: string, body?: string, headers: Record<string, string> = {}, headOnly = false) {
@@ -201,20 +249,38 @@ function call(url: string, method: string, body?: string, headers: Record<string
   });
 }
 
-/**
- * A small streamable HTTP server of the test's own: answers JSON, gives session `up-1`, records every
- * call; its GET stream says `unasked` when given, else it has none (405).
- */
-async function ownUpstream(options: { unasked?: object; echoApiKey?: boolean } = {}) {
+interface OwnUpstreamOptions {
+  /** Said on its GET stream (else it has none: 405): as the stream opens, or when a client's notifications/roots/list_changed comes. */
+  unasked?: { message: object; when: 'opened' | 'poked' };
+  /** tools/call answers with the client's X-Api-Key. */
+  echoApiKey?: boolean;
+  /** Every call after the handshake gets 404, as for a session the server forgot. */
+  expired?: boolean;
+}
+
+/** A small streamable HTTP server of the test's own: answers JSON, gives session `up-1`, records every call. */
+async function ownUpstream(options: OwnUpstreamOptions = {}) {
   const calls: Array<{ method: string; headers: IncomingHttpHeaders }> = [];
+  let stream: ServerResponse | undefined;
+  let streamOpened: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (streamOpened = resolve));
+  const say = (): void => void opened.then(() => stream?.write(`event: message\ndata: ${JSON.stringify(options.unasked?.message)}\n\n`));
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       calls.push({ method: req.method ?? '', headers: req.headers });
+      if (options.expired === true && req.headers['mcp-session-id'] !== undefined) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
       if (req.method === 'GET' && options.unasked !== undefined) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`event: message\ndata: ${JSON.stringify(options.unasked)}\n\n`);
+        res.flushHeaders();
+        stream = res;
+        streamOpened();
+        if (options.unasked.when === 'opened') say();
         return;
       }
       if (req.method !== 'POST') {
@@ -223,6 +289,7 @@ async function ownUpstream(options: { unasked?: object; echoApiKey?: boolean } =
         return;
       }
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string };
+      if (message.method === 'notifications/roots/list_changed' && options.unasked?.when === 'poked') say();
       if (message.id === undefined) {
         res.writeHead(202);
         res.end();

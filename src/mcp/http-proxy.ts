@@ -358,12 +358,14 @@ export function mcpHttpProxy(options: McpHttpProxyOptions): McpHttpProxy {
       req.resume();
       return refuse(res, 403, 'agentctl: MCP requests are taken from this machine only (the Origin is not local)');
     }
-    const served = req.method === 'POST' ? post(req, res) : req.method === 'GET' ? get(req, res) : req.method === 'DELETE' ? remove(req, res) : undefined;
-    if (served === undefined) {
+    const serve = req.method === 'POST' ? post : req.method === 'GET' ? get : req.method === 'DELETE' ? remove : undefined;
+    if (serve === undefined) {
       req.resume();
       return refuse(res, 405, `agentctl: ${req.method ?? 'this method'} is not part of MCP's streamable HTTP transport`, { allow: 'GET, POST, DELETE' });
     }
-    void Promise.resolve(served).catch((error: unknown) => refuse(res, 500, `agentctl: ${error instanceof Error ? error.message : String(error)}`));
+    void Promise.resolve()
+      .then(() => serve(req, res))
+      .catch((error: unknown) => refuse(res, 500, `agentctl: ${error instanceof Error ? error.message : String(error)}`));
   };
 
   const close = async (): Promise<void> => {
