@@ -11,7 +11,7 @@
 // Recording and replaying any agent: a recording or replaying `fetch` for any client that takes
 // one, the `openai` SDK conveniences built on it, and tool functions recorded with them.
 export { record, replay } from './library/record-replay.js';
-export type { TapeOptions, TapeSession, SessionMode, Upstream } from './library/tape-options.js';
+export type { TapeOptions, TapeSession, SessionMode, Upstream, McpServerSpec, McpServerParameters } from './library/tape-options.js';
 export { withTape, type WithTapeOptions } from './library/with-tape.js';
 export { recordOpenAI, replayOpenAI, type OpenAIClientLike, type OpenAITape } from './library/record-openai.js';
 export { TAPE_MODES, type TapeMode } from './core/tape-modes.js';

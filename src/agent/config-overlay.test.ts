@@ -27,6 +27,13 @@ describe('a config file laid over a recorded config', () => {
     expect(config.sandbox).toEqual({ network: true });
   });
 
+  it("replaces the recorded mcpServers whole: a tape's servers (their env redacted) never slip in beside the file's", async () => {
+    const withServers = parseConfig({ ...recorded, mcpServers: { tape: { command: 'tape-server', env: { TOKEN: '[REDACTED]' } }, files: { command: 'old', env: { A: '[REDACTED]' } } } }, 'recorded');
+    const config = await overlayConfig(withServers, { mcpServers: { files: { command: 'mine', args: ['x'] } } }, 'cfg.json');
+    expect(config.mcpServers).toEqual({ files: { command: 'mine', args: ['x'] } });
+    expect((await overlayConfig(withServers, { seed: 3 }, 'cfg.json')).mcpServers).toEqual(withServers.mcpServers);
+  });
+
   it('validates the result as any config: a bad field is the usage error of a bad config', async () => {
     await expect(overlayConfig(recorded, { guardrails: { identicalCallBlock: 0 } } as never, 'cfg.json')).rejects.toThrow(InvalidOptionError);
     await expect(overlayConfig(recorded, { guardrails: { nope: 1 } } as never, 'cfg.json')).rejects.toThrow(/cfg\.json: unknown field 'guardrails\.nope'/);

@@ -2,7 +2,7 @@
  * A config file laid over another config — `replay`/`ci --config` over the tape's recorded one: the
  * fields the file sets win, every other field stays as it was. Objects (`guardrails`, `limits`,
  * `toolTimeouts`…) are merged key by key; anything else, arrays included, is replaced whole, so a
- * file's `tools` is the list of tools, not an addition to it. The result is validated as any config
+ * file's `tools` is the list of tools, not an addition to it — and so is a file's `mcpServers`. The result is validated as any config
  * is (config-file.ts): one reading of a config, whatever its source.
  */
 import type { AgentConfig, AgentConfigInput } from './config.js';
@@ -10,7 +10,11 @@ import { checkConfig } from './config-file.js';
 
 /** `overlay` over `base`, validated; `source` names the overlay in error messages. */
 export function overlayConfig(base: AgentConfig, overlay: AgentConfigInput, source: string): Promise<AgentConfig> {
-  return checkConfig(mergeConfig(base, overlay), source);
+  const merged = mergeConfig(base, overlay);
+  // A file's `mcpServers` is the whole list of servers: a tape's own (never to be started, their
+  // env redacted) must not slip in beside the user's through a key-by-key merge.
+  if (isPlainObject(merged) && isPlainObject(overlay) && Object.hasOwn(overlay, 'mcpServers')) merged['mcpServers'] = overlay['mcpServers'];
+  return checkConfig(merged, source);
 }
 
 /** Plain objects merged key by key, recursively; any other value of `overlay` replaces `base`'s. */

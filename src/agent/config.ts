@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { untrustedPatternError } from '../core/untrusted-pattern.js';
+import { mcpServersSchema } from '../mcp/server-config-schema.js';
 import { isRegExp } from './regexp-source.js';
 
 const positiveInt = z.number().int().positive();
@@ -75,6 +76,11 @@ function buildAgentConfigSchema() {
      * must be an enabled tool. Also settable one at a time: `--set toolTimeouts.exec_shell=5000`.
      */
     toolTimeouts: z.record(z.string(), positiveInt).default({}),
+    /**
+     * MCP servers whose tools the agent gets beside the built-in ones, by name (src/mcp/server-config.ts,
+     * docs/loop.md). Absent rather than empty by default, so a config without servers reads as before.
+     */
+    mcpServers: mcpServersSchema().optional(),
     seed: z.number().int().default(0),
     /** Keep the session open after each turn for the next user message (`--interactive`). */
     interactive: z.boolean().default(false),

@@ -22,6 +22,14 @@ const defaults = agentConfigSchema().parse({}) as unknown as Json;
 const variants: Json[] = [
   { ...(defaults as Record<string, Json>), temperature: 0.7, sandbox: 'none', redact: ['sk-[a-z]+'], toolTimeouts: { exec_shell: 5000 } },
   { ...(defaults as Record<string, Json>), prices: { m: { input: 1, output: 2.5 } }, context: { strategy: 'compact', window: 1000, keepLast: 2 } },
+  {
+    ...(defaults as Record<string, Json>),
+    mcpServers: {
+      files: { command: 'node', args: ['server.js', '${AGENTCTL_WORKSPACE}'], env: { TOKEN: '${MY_TOKEN}' }, cwd: '.', tools: { write_file: { idempotent: true } } },
+      docs: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer [REDACTED]' }, timeoutMs: 5000 },
+      'mem-2': { type: 'stdio', command: 'npx', tools: { 'create/entities': { mutating: false, idempotent: true } } },
+    },
+  },
 ];
 const COMPLETE: Json[] = [...recorded, defaults, ...variants];
 
@@ -39,7 +47,7 @@ const mutation = fc.record({
   kind: fc.constantFrom('delete', 'add', 'replace'),
   value: fc.oneof(
     fc.jsonValue({ maxDepth: 1 }),
-    fc.constantFrom(-1, 0, 1, 1.5, 2, 2.5, -0, 2 ** 60, '', 'x', '(', 'none', 'compact', null, true, false, [], {}, ['a'], [''], { network: true }, { input: 1, output: 1 }),
+    fc.constantFrom(-1, 0, 1, 1.5, 2, 2.5, -0, 2 ** 60, '', 'x', '(', 'none', 'compact', 'http', 'sse', 'stdio', null, true, false, [], {}, ['a'], [''], { network: true }, { input: 1, output: 1 }, { command: 'x' }, { url: 'u' }),
   ),
 });
 
@@ -49,7 +57,7 @@ function mutate(value: Json, m: { where: number; which: number; kind: string; va
   const target = targets[m.where % targets.length]!;
   const keys = Object.keys(target);
   const key = keys.length === 0 ? undefined : keys[m.which % keys.length]!;
-  if (m.kind === 'add' && !Array.isArray(target)) target[['extra', 'temperature', 'sandbox', '__proto__'][m.which % 4]!] = m.value as Json;
+  if (m.kind === 'add' && !Array.isArray(target)) target[['extra', 'temperature', 'sandbox', '__proto__', 'command', 'url', 'type', 'mcpServers', 'bad name!'][m.which % 9]!] = m.value as Json;
   else if (m.kind === 'delete' && key !== undefined) {
     if (Array.isArray(target)) target.splice(Number(key), 1);
     else delete target[key];
@@ -87,6 +95,26 @@ describe('quick config check', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('agrees with the schema on the edges of mcpServers: names, tool names, transports', () => {
+    const base = defaults as Record<string, Json>;
+    const edges: Json[] = [
+      { 'bad name!': { command: 'a' } },
+      { ['x'.repeat(49)]: { command: 'a' } },
+      { ['x'.repeat(48)]: { command: 'a' } },
+      { files: { command: 'a', tools: { 'has space': { idempotent: true } } } },
+      { files: { command: 'a', tools: { ['t'.repeat(129)]: {} } } },
+      { files: { command: 'a', tools: { 'read/file': {} } } },
+      { files: { type: 'sse', url: 'u' } },
+      { files: { type: 'http', command: 'a' } },
+      { files: { url: 'u', env: {} } },
+      { files: { command: 'a', env: { '': 'x' } } },
+      { files: {} },
+      { files: { command: '' } },
+    ];
+    for (const mcpServers of edges) agreesWithSchema({ ...base, mcpServers });
+    expect(quickConfig({ ...base, mcpServers: { ['x'.repeat(48)]: { command: 'a' } } })).toBeDefined();
   });
 
   it('leaves an incomplete config to the schema (defaults to fill in), and values it cannot vouch for', () => {

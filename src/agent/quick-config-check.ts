@@ -10,6 +10,7 @@
  */
 import type { AgentConfig } from './config.js';
 import { isRegExp } from './regexp-source.js';
+import { serverProblem, type McpServerConfig } from '../mcp/server-config.js';
 
 type Copy = (value: unknown) => { ok: true; value: unknown } | undefined;
 
@@ -43,12 +44,12 @@ function arrayOf(item: Copy): Copy {
   };
 }
 
-function recordOf(value: Copy): Copy {
+function recordOf(value: Copy, keyOk: (key: string) => boolean = () => true): Copy {
   return (v) => {
     if (!isPlain(v)) return undefined;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(v)) {
-      if (key === '__proto__') return undefined;
+      if (key === '__proto__' || !keyOk(key)) return undefined;
       const copied = value(v[key]);
       if (copied === undefined) return undefined;
       out[key] = copied.value;
@@ -81,6 +82,32 @@ function complete(shape: Readonly<Record<string, Copy>>, optional: readonly stri
   };
 }
 
+/** `inner`, then a check of the whole copy (a schema's refinement). */
+const refined = (inner: Copy, ok: (value: unknown) => boolean): Copy => (v) => {
+  const copied = inner(v);
+  return copied !== undefined && ok(copied.value) ? copied : undefined;
+};
+
+// The same fields and checks as mcpServersSchema in mcp/server-config.ts.
+const mcpServer = refined(
+  complete(
+    {
+      type: oneOf('stdio', 'http', 'streamable-http'),
+      command: nonEmpty,
+      args: arrayOf(string),
+      env: recordOf(string, (key) => key !== ''),
+      cwd: nonEmpty,
+      url: nonEmpty,
+      headers: recordOf(string, (key) => key !== ''),
+      tools: recordOf(complete({ idempotent: boolean, mutating: boolean }, ['idempotent', 'mutating']), (key) => /^[\x21-\x7e]{1,128}$/.test(key)),
+      timeoutMs: positiveInt,
+    },
+    ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'tools', 'timeoutMs'],
+  ),
+  (server) => serverProblem(server as McpServerConfig) === undefined,
+);
+const mcpServers = recordOf(mcpServer, (key) => /^[A-Za-z0-9_-]{1,48}$/.test(key));
+
 // The same fields, in the same order, as agentConfigSchema in config.ts.
 const config = complete(
   {
@@ -89,6 +116,7 @@ const config = complete(
     tools: arrayOf(nonEmpty),
     toolModules: arrayOf(nonEmpty),
     toolTimeouts: recordOf(positiveInt),
+    mcpServers,
     seed: int,
     interactive: boolean,
     stream: boolean,
@@ -118,7 +146,7 @@ const config = complete(
     sandbox: (v) => (v === 'none' ? OK(v) : complete({ network: boolean })(v)),
     prices: recordOf(complete({ input: nonNeg, output: nonNeg })),
   },
-  ['temperature'],
+  ['temperature', 'mcpServers'],
 );
 
 /** The config as the schema would give it, when the quick check can vouch for it; undefined → ask the schema. */

@@ -62,6 +62,11 @@ export function* runToolStep(
       });
     },
   });
+  // An MCP server's tool: its events name the server (the spec's `mcp`), so every reader of the tape can tell.
+  const serverOf = (tool: string): { server: string } | Record<string, never> => {
+    const server = tools.lookup(tool)?.mcp?.server;
+    return server === undefined ? {} : { server };
+  };
   let results = 0;
   try {
     for (let resumed = pipeline.next(); ; resumed = pipeline.next()) {
@@ -70,7 +75,7 @@ export function* runToolStep(
       const item = next.value;
       switch (item.kind) {
         case 'call':
-          yield { type: 'tool_call', step, callId: item.callId, tool: item.tool, arguments: item.call.function.arguments, key: item.key };
+          yield { type: 'tool_call', step, callId: item.callId, tool: item.tool, arguments: item.call.function.arguments, key: item.key, ...serverOf(item.tool) };
           break;
         case 'decision':
           yield { type: 'guardrail', step, callId: item.callId, ...item.record };
@@ -83,6 +88,7 @@ export function* runToolStep(
             step,
             callId: item.callId,
             tool: item.tool,
+            ...serverOf(item.tool),
             status: item.status,
             output: item.output,
             durationMs: durations.get(item.callId) ?? 0,

@@ -219,6 +219,31 @@ export function buildProgram(): Command {
       await runRun(command, options(self));
     });
 
+  program
+    .command('mcp')
+    .description("an MCP server's command wrapped for any MCP client: its traffic recorded onto a tape, or served from one without the server (docs/mcp.md)")
+    .argument('[command...]', "the server's command and its arguments, after --")
+    .usage('[--name <server>] --record <name|file> | --replay <run|file> | --tape <name|file> [options] -- <command> [args...]')
+    .option('--name <server>', "the server's name on the tape (1-48 of A-Z a-z 0-9 _ -); a replay finds its traffic by it", 'mcp')
+    .option('--record <name|file>', 'record its traffic onto a new run with this name, or a tape file (*.jsonl[.gz], written when the client goes away)')
+    .option('--replay <run|file>', 'answer the client from this run (id, id prefix, name) or tape file, without starting the server unless a call must run live; exit 7 when the client departs from it')
+    .option('--tape <name|file>', 'a run or tape file, used as --mode says')
+    .addOption(new Option('--mode <mode>', 'with --tape: default replay-or-record, or $AGENTCTL_MODE when set').choices(TAPE_MODES))
+    .option('--strict', 'replay: a request the tape has no match for is a divergence that fails the replay (the default)')
+    .option('--no-strict', 'replay: report such a request, without failing')
+    .option('--allow-side-effects', 'replay: run tool calls the tape has no answer for even when the tool is not read-only')
+    .option('--redact <regex>', 'also redact text matching this pattern from the tape (a replay needs the recording\'s) (repeatable)', collect)
+    .addHelpText('after', `
+Standard output is the MCP channel: agentctl's own messages go to standard error.
+Under \`agentctl run\` (or a library session's mcpServer()), the wrapper joins the run by itself
+($AGENTCTL_MCP_LINK, or the private directory the run puts first on PATH, which clients that start
+servers with a clean environment keep): the traffic goes onto the run's tape, beside its model calls,
+and --record/--replay/--tape/--mode/--strict are ignored.`)
+    .action(async (command: string[], _opts: unknown, self: Command) => {
+      const { runMcp } = await import('./commands/mcp.js');
+      await runMcp(command, options(self));
+    });
+
   usageErrorsOf(program, 'agentctl');
   for (const command of program.commands) usageErrorsOf(command, `agentctl ${command.name()}`);
   return program;

@@ -66,10 +66,41 @@ function withBodyRecut(event: RunEvent, redact: Redactor): RunEvent {
   return event;
 }
 
-/** A config as a tape keeps it: without the user's redaction patterns. */
+/**
+ * A config as a tape keeps it: without the user's redaction patterns, and with the values its MCP
+ * servers' `env` and `headers` pass redacted (mcpServersForTape).
+ */
 export function configForTape(config: Record<string, unknown>): Record<string, unknown> {
-  return Array.isArray(config.redact) && config.redact.length > 0 ? { ...config, redact: [] } : config;
+  let out = Array.isArray(config.redact) && config.redact.length > 0 ? { ...config, redact: [] } : config;
+  if (config.mcpServers !== undefined) out = { ...out, mcpServers: mcpServersForTape(config.mcpServers) };
+  return out;
 }
+
+/**
+ * `mcpServers` as a tape records it: every `env` and `headers` value replaced by `[REDACTED]`
+ * (their keys kept, so a reader sees what was passed): a config may write a secret there as it
+ * is, not only as `${VAR}`.
+ */
+export function mcpServersForTape(servers: unknown): unknown {
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) return servers;
+  const out: Record<string, unknown> = {};
+  for (const [name, server] of Object.entries(servers as Record<string, unknown>)) {
+    if (typeof server !== 'object' || server === null || Array.isArray(server)) {
+      out[name] = server;
+      continue;
+    }
+    const copy: Record<string, unknown> = { ...(server as Record<string, unknown>) };
+    for (const key of ['env', 'headers']) {
+      const values = copy[key];
+      if (typeof values === 'object' && values !== null && !Array.isArray(values)) {
+        copy[key] = Object.fromEntries(Object.keys(values).map((k) => [k, REDACTED]));
+      }
+    }
+    out[name] = copy;
+  }
+  return out;
+}
+
 
 /**
  * The chunks of one stream with their text and each tool call's argument text redacted as wholes,

@@ -26,8 +26,8 @@ export const runTotalsSchema = z.strictObject({
 
 export const runStatusSchema = z.enum(['recording', 'complete', 'incomplete']);
 export const runKindSchema = z.enum(['record', 'replay']);
-/** What recorded a run: `agentctl record`/`replay`, the library (a recording fetch), or `agentctl proxy`. */
-export const runSourceSchema = z.enum(['cli', 'library', 'proxy']);
+/** What recorded a run: `agentctl record`/`replay`, the library (a recording fetch), `agentctl proxy`, or `agentctl mcp` on a tape of its own. */
+export const runSourceSchema = z.enum(['cli', 'library', 'proxy', 'mcp']);
 
 /** One `agentctl ci --update` of a tape. */
 export const tapeUpdateSchema = z.strictObject({

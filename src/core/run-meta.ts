@@ -10,7 +10,7 @@ export const TAPE_VERSION = 1;
 
 export type RunStatus = z.infer<typeof runStatusSchema>;
 export type RunKind = z.infer<typeof runKindSchema>;
-/** What recorded a run: `agentctl record`/`replay`, the library (a recording fetch), or `agentctl proxy`. */
+/** What recorded a run: `agentctl record`/`replay`, the library (a recording fetch), `agentctl proxy`, or `agentctl mcp` alone. */
 export type RunSource = z.infer<typeof runSourceSchema>;
 
 /** One `agentctl ci --update` of a tape. */
@@ -28,6 +28,7 @@ export function recordedBy(meta: Pick<RunMeta, 'source' | 'config'>): RunSource 
 export function replayHint(meta: Pick<RunMeta, 'id' | 'name'>, source: RunSource): string {
   const ref = meta.name ?? meta.id;
   const proxy = `serve it to your agent with \`agentctl proxy --replay ${ref}\``;
+  if (source === 'mcp') return `serve it to your agent's MCP client with \`agentctl mcp --replay ${ref} -- <server command>\``;
   return source === 'proxy' ? proxy : `replay it in your agent's code with replayOpenAI() or replay() from 'agentctl', or ${proxy}`;
 }
 

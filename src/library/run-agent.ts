@@ -44,6 +44,8 @@ export interface PreparedRun {
   toolsLeftOut: LeftOutTool[];
   workspace: string;
   deps: LoopDeps;
+  /** Stop what the run's tools hold open (its MCP servers): call it when the run ends, however it ends. Idempotent. */
+  close(): Promise<void>;
 }
 
 /** Everything a live run needs, validated up front so bad input fails before any model call. */
@@ -57,17 +59,24 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
   // so — better than a run refused, or a model paying for calls that all fail.
   const hidden = await hiddenEntries(workspace, options.storeDir);
   const { config, toolsLeftOut } = await usableTools(asked, { workspace, hidden });
-  const registry = await buildRegistry(config, options.configDir ?? process.cwd());
-  const llm =
-    options.llm ??
-    openAiLlmFor(
-      config,
-      {
-        baseURL: options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
-        apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed',
-      },
-      clock,
-    );
+  // The MCP servers start here, in parallel, before the first model call.
+  const { registry, close } = await buildRegistry(config, options.configDir ?? process.cwd(), { workspace });
+  let llm: LlmClient;
+  try {
+    llm =
+      options.llm ??
+      openAiLlmFor(
+        config,
+        {
+          baseURL: options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
+          apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed',
+        },
+        clock,
+      );
+  } catch (error) {
+    await close();
+    throw error;
+  }
   const deps: LoopDeps = {
     llm,
     tools: liveToolHost(registry, { workspace, clock, storeDir: options.storeDir }),
@@ -76,11 +85,16 @@ export async function prepareRun(options: RunAgentOptions): Promise<PreparedRun>
   };
   if (options.signal !== undefined) deps.signal = options.signal;
   if (options.input !== undefined) deps.input = options.input;
-  return { config, toolsLeftOut, workspace, deps };
+  return { config, toolsLeftOut, workspace, deps, close };
 }
 
 /** Run the built-in agent on a task, yielding every RunEvent; returns the final state. */
 export async function* runAgent(options: RunAgentOptions): AsyncGenerator<RunEvent, LoopResult, void> {
   const prepared = await prepareRun(options);
-  return yield* runLoop({ task: options.task, config: prepared.config, toolsLeftOut: prepared.toolsLeftOut }, prepared.deps);
+  try {
+    return yield* runLoop({ task: options.task, config: prepared.config, toolsLeftOut: prepared.toolsLeftOut }, prepared.deps);
+  } finally {
+    // Also when the caller stops early (return() on the generator) or the run throws.
+    await prepared.close();
+  }
 }

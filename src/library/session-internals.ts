@@ -5,13 +5,30 @@
  * recordOpenAI returns for one. A copy of either (a spread) is not found: the caller says so.
  */
 import type { Redactor } from '../core/redact.js';
+import type { CallTape } from '../replay/call-tape.js';
 import type { RecordingSession } from './recording-session.js';
+import type { SessionMode } from './tape-options.js';
 
 export interface SessionInternals {
   /** The run being recorded (record, new-episodes); absent when the session records nothing. */
   recording?: RecordingSession;
   /** How the tape keeps what it is given: the calls the guardrails judge are the tape's. */
   redact: Redactor;
+  /** What an MCP link over the session (mcp-link.ts) needs to know of it. */
+  mcp?: McpSessionSetup;
+}
+
+/** The session as the MCP wrappers that join it see it. */
+export interface McpSessionSetup {
+  mode: SessionMode;
+  /** replay: an MCP request the tape has no match for fails the replay. */
+  strict: boolean;
+  /** Run MCP tool calls the tape has no answer for even when the tool is not read-only. */
+  allowSideEffects: boolean;
+  /** The tape's extra redaction patterns (regular-expression source). */
+  patterns: readonly string[];
+  /** replay, new-episodes: the tape served. */
+  tape?: CallTape;
 }
 
 const internals = new WeakMap<object, SessionInternals>();

@@ -56,14 +56,41 @@ export interface TapeSession {
   /** Wrap a tool function so its calls and outcomes are recorded, and served on replay (see ToolPolicy). */
   recordTool<F extends ToolFunction>(name: string, fn: F, policy?: ToolPolicy): F;
   /**
+   * A stdio MCP server's command wrapped in `agentctl mcp`, joined to this session: pass the result
+   * as an MCP client's stdio server (the SDK's StdioClientTransport, @openai/agents' MCPServerStdio),
+   * and the server's traffic is recorded onto the session's run, or served from its tape without
+   * starting the server (docs/mcp.md). The first call starts a local link the session stops at finish().
+   */
+  mcpServer(server: McpServerSpec): Promise<McpServerParameters>;
+  /**
    * End the session: a recording's run ends (`run_end` with the totals; a tape file is written, replacing
    * the old one whole) and its meta is returned; undefined when nothing was recorded. Idempotent.
    */
   finish(options?: FinishOptions): Promise<RunMeta | undefined>;
   /**
    * In replay: throw ReplayDivergedError (exit 7) unless the replay reproduced the tape — every request
-   * matched a recorded call, none went past its end, and every recorded call was asked for. The
-   * message names the tape and the first differing field. In the other modes it does nothing.
+   * matched a recorded call, none went past its end, and every recorded call was asked for; with a
+   * strict replay, the same of the MCP servers' traffic (mcpServer()). The message names the tape and
+   * the first differing field. In the other modes it does nothing.
    */
   assertReproduced(): void;
+}
+
+/** A stdio MCP server as a client's config names it (`mcpServer()`). */
+export interface McpServerSpec {
+  /** The server's name on the tape (1-48 of `A-Z a-z 0-9 _ -`): a replay finds the server's recorded traffic by it. */
+  name: string;
+  command: string;
+  args?: readonly string[];
+  /** Variables for the server on top of a small default (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+}
+
+/** What a stdio MCP client starts: the shape of the SDK's StdioServerParameters and of @openai/agents' MCPServerStdio options. */
+export interface McpServerParameters {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
 }

@@ -12,6 +12,8 @@
  *
  * The proxy runs its modes through here too, with its own source and key (`SessionContext`).
  */
+import { ReplayDivergedError } from '../core/errors.js';
+import { printableLine } from '../core/terminal-text.js';
 import { checkMode, effectiveMode, type TapeMode } from '../core/tape-modes.js';
 import type { RunMeta, RunSource } from '../core/run-meta.js';
 import type { TapeToolOutcome } from '../replay/call-tape.js';
@@ -20,11 +22,13 @@ import { ReplayEngine } from '../replay/replay-engine.js';
 import { recordingTool, replayingTool } from './recorded-tool.js';
 import type { FetchLike } from './fetch-like.js';
 import { keyRedactor, type KeyRedactor } from './key-redactor.js';
+import { linkOf, mcpNotReproduced } from './mcp-link.js';
+import { SessionServers } from './mcp-server-command.js';
 import { recordingFetch } from './recording-fetch.js';
 import { RecordingSession } from './recording-session.js';
 import { replayingFetch } from './replaying-fetch.js';
 import { notReproduced } from './reproduced.js';
-import { withInternals } from './session-internals.js';
+import { withInternals, type McpSessionSetup, type SessionInternals } from './session-internals.js';
 import type { TapeOptions, TapeSession } from './tape-options.js';
 import { checkTape, findTape, loadTape, recordTarget, tapeLabel, type LoadedTape, type TapeRef } from './tape-target.js';
 import { upstreamFetch } from './upstream-fetch.js';
@@ -49,16 +53,46 @@ export async function openTapeSession(options: TapeOptions, context: SessionCont
   const mode = context.environment === false ? checkMode(asked, 'mode') : effectiveMode(asked);
   const redact = keyRedactor(options.redact ?? [], context.apiKey);
   const label = tapeLabel(tape);
-  if (mode === 'passthrough') return withInternals(passthrough(options, label), { redact });
+  const patterns = options.redact ?? [];
+  if (mode === 'passthrough') {
+    return withMcp(passthrough(options, label), { redact, mcp: { mode, strict: false, allowSideEffects: true, patterns } });
+  }
   if (mode === 'record') return recording(options, context, tape, redact, label, undefined);
   const found = mode === 'replay' ? await loadTape(tape) : await findTape(tape);
   if (found === undefined) return recording(options, context, tape, redact, label, undefined);
   if (mode === 'new-episodes') return recording(options, context, tape, redact, label, found);
-  return withInternals(replaying(options, found, redact, label), { redact });
+  const mcp: McpSessionSetup = { mode: 'replay', strict: options.strict ?? true, allowSideEffects: options.allowSideEffects === true, patterns, tape: found.tape };
+  return withMcp(replaying(options, found, redact, label), { redact, mcp });
+}
+
+/**
+ * The session with its MCP servers (mcpServer(): their link stops when the session finishes) and,
+ * in a replay, their traffic held to the tape as its model calls are.
+ */
+function withMcp(session: Omit<TapeSession, 'mcpServer'>, inner: SessionInternals): TapeSession {
+  const servers = new SessionServers(() => linkOf(inner));
+  return withInternals({
+    ...session,
+    mcpServer: (server) => servers.parameters(server),
+    finish: async (end) => {
+      try {
+        return await session.finish(end);
+      } finally {
+        await servers.stop();
+      }
+    },
+    assertReproduced: () => {
+      session.assertReproduced();
+      const why = session.mode === 'replay' ? mcpNotReproduced(linkOf(inner).summary()) : undefined;
+      if (why === undefined) return;
+      const details = { tape: session.tape, hint: 'if the change is intended, re-record it: AGENTCTL_MODE=record' };
+      throw new ReplayDivergedError(`the replay of ${printableLine(session.tape)} diverged: ${printableLine(why)}`, details);
+    },
+  }, inner);
 }
 
 /** A replay: served from the tape, nothing recorded. */
-function replaying(options: TapeOptions, loaded: LoadedTape, redact: KeyRedactor, label: string): TapeSession {
+function replaying(options: TapeOptions, loaded: LoadedTape, redact: KeyRedactor, label: string): Omit<TapeSession, 'mcpServer'> {
   const { run, tape } = loaded;
   const engine = new ReplayEngine(run, tape, { strict: options.strict ?? true, patches: patchesFromRecord(options.patches ?? {}) });
   const served = replayingFetch({ engine, tape, redact });
@@ -116,7 +150,10 @@ async function recording(
   }
   const recorded = recordingFetch(session, redact, upstream === undefined ? {} : { fetch: upstream });
   let finished: Promise<RunMeta> | undefined;
-  return withInternals({
+  const mcp: McpSessionSetup = from === undefined
+    ? { mode: 'record', strict: false, allowSideEffects: true, patterns: options.redact ?? [] }
+    : { mode: 'new-episodes', strict: false, allowSideEffects: options.allowSideEffects ?? true, patterns: options.redact ?? [], tape: from.tape };
+  return withMcp({
     fetch: learning(redact, recorded),
     mode: from === undefined ? 'record' : 'new-episodes',
     tape: label,
@@ -138,11 +175,11 @@ async function recording(
       return finished;
     },
     assertReproduced: () => undefined,
-  }, { recording: session, redact });
+  }, { recording: session, redact, mcp });
 }
 
 /** Live, nothing recorded or served. */
-function passthrough(options: TapeOptions, label: string): TapeSession {
+function passthrough(options: TapeOptions, label: string): Omit<TapeSession, 'mcpServer'> {
   return {
     fetch: upstreamFetch(options.upstream ?? {}, options.upstream?.url, options.fetch),
     mode: 'passthrough',

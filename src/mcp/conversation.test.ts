@@ -84,6 +84,9 @@ describe('the wrapper records and replays a server', () => {
         'agentctl: tools/call create_entities is not on the tape, and create_entities is not read-only, so it is not run again on replay',
       ) as string,
     });
+    // The recorded call, twice: the tape answers it once.
+    await replay.client.callTool({ name: 'create_entities', arguments: ENTITIES });
+    await expect(replay.client.callTool({ name: 'create_entities', arguments: ENTITIES })).rejects.toMatchObject({ code: RPC_ERRORS.notReplayed });
     await expect(replay.client.callTool({ name: 'delete_entities', arguments: { entityNames: ['Ada'] } })).rejects.toMatchObject({ code: RPC_ERRORS.notReplayed });
     expect(await replay.close()).toBe(0);
     expect(server.opened).toBe(0);
@@ -101,12 +104,22 @@ describe('the wrapper records and replays a server', () => {
           replayed: 'Grace',
         },
       },
+      { kind: 'request', server: 'mem', method: 'tools/call', tool: 'create_entities', outcome: 'served' },
+      {
+        kind: 'request',
+        server: 'mem',
+        method: 'tools/call',
+        tool: 'create_entities',
+        outcome: 'refused',
+        divergence: { message: 'tools/call create_entities: called more often than on the tape (each recorded call with these arguments was answered)' },
+      },
       { kind: 'request', server: 'mem', method: 'tools/call', tool: 'delete_entities', outcome: 'refused', divergence: { message: 'tools/call delete_entities: not on the tape' } },
     ]);
     expect(replay.notes).toEqual([
       'MCP server \'mem\': replay diverged: tools/call create_entities: arguments.entities[0].name: recorded "Ada", replayed "Grace"; create_entities is not read-only: refused',
+      'MCP server \'mem\': replay diverged: tools/call create_entities: called more often than on the tape (each recorded call with these arguments was answered); create_entities is not read-only: refused',
       'MCP server \'mem\': replay diverged: tools/call delete_entities: not on the tape; delete_entities is not read-only: refused',
-      'MCP server \'mem\': 2 recorded tool calls were never made',
+      'MCP server \'mem\': 1 recorded tool call was never made',
     ]);
   });
 
@@ -151,9 +164,41 @@ describe('the wrapper records and replays a server', () => {
     const replay = await wrapped(link, absentServer, 'mem');
     await replay.client.listTools();
     await replay.client.callTool({ name: 'read_graph', arguments: {} });
+    // A request of another method the tape lacks would run on the server, which cannot start here.
+    await expect(replay.client.listResources()).rejects.toMatchObject({
+      code: RPC_ERRORS.notReplayed,
+      message: expect.stringContaining("agentctl: resources/list is not on the tape, and MCP server 'mem' could not be started to run it: the server is not there") as string,
+    });
     expect(await replay.close()).toBe(0);
-    expect(link.notes.at(-1)).toEqual({ kind: 'end', server: 'mem', unused: 1 });
-    expect(replay.notes).toEqual(['MCP server \'mem\': 1 recorded tool call was never made']);
+    expect(link.notes.slice(-2)).toEqual([
+      { kind: 'request', server: 'mem', method: 'resources/list', outcome: 'refused', divergence: { message: 'resources/list: not on the tape' } },
+      { kind: 'end', server: 'mem', unused: 1 },
+    ]);
+    expect(replay.notes.at(-1)).toBe('MCP server \'mem\': 1 recorded tool call was never made');
+  });
+
+  it('gives the client an error, not an answer the tape lacks, when the tape cannot be written', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const server = watched(memory());
+    const writeCall = link.writeCall.bind(link);
+    const write = link.write.bind(link);
+    let failCall = true;
+    link.writeCall = (call) => (failCall ? Promise.reject(new Error('the disk is full')) : writeCall(call));
+    link.write = (event) => (event.type === 'tool_result' ? Promise.reject(new Error('the disk is full')) : write(event));
+    const session = await wrapped(link, server, 'mem');
+    // The call could not be written: the server never gets it.
+    await expect(session.client.callTool({ name: 'read_graph', arguments: {} })).rejects.toMatchObject({
+      code: RPC_ERRORS.internal,
+      message: expect.stringContaining('agentctl: the disk is full') as string,
+    });
+    expect(server.sent.filter((m) => 'method' in m && m.method === 'tools/call')).toEqual([]);
+    failCall = false;
+    // The call was written but its answer could not be: the client gets why, not the answer.
+    await expect(session.client.callTool({ name: 'read_graph', arguments: {} })).rejects.toMatchObject({
+      code: RPC_ERRORS.internal,
+      message: expect.stringContaining('agentctl: the answer could not be written onto the tape: the disk is full') as string,
+    });
+    expect(await session.close()).toBe(0);
   });
 
   it('writes a call before the server gets it, and its answer before the client gets it', async () => {

@@ -17,6 +17,7 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import type { McpReply } from '../core/events.js';
 import type { Redactor } from '../core/redact.js';
+import { printableLine } from '../core/terminal-text.js';
 import { callKey } from '../guardrails/call-key.js';
 import { replaySafe } from './annotations.js';
 import type { McpDivergence, McpLink, McpReplayNote } from './link.js';
@@ -137,8 +138,13 @@ class Conversation implements McpConversation {
     return run;
   }
 
+  /** A line for the user: the server's and the tape's words in it shown, never obeyed, by a terminal. */
+  private say(line: string): void {
+    this.options.note?.(printableLine(line));
+  }
+
   private trouble(error: unknown): void {
-    this.options.note?.(`MCP server '${this.options.server}': ${error instanceof Error ? error.message : String(error)}`);
+    this.say(`MCP server '${this.options.server}': ${error instanceof Error ? error.message : String(error)}`);
   }
 
   private send(message: JsonRpcMessage): void {
@@ -204,7 +210,15 @@ class Conversation implements McpConversation {
       const pending = this.pending.get(idKey(message.id));
       if (pending === undefined) return;
       this.pending.delete(idKey(message.id));
-      await this.writeAnswer(pending, message);
+      try {
+        await this.writeAnswer(pending, message);
+      } catch (error) {
+        // The client gets no answer the tape does not have: it learns why instead.
+        const why = error instanceof Error ? error.message : String(error);
+        this.say(`MCP server '${this.options.server}': an answer could not be written onto the tape: ${why}`);
+        this.send(errorReply(message.id, RPC_ERRORS.internal, `agentctl: the answer could not be written onto the tape: ${why}`));
+        return;
+      }
       this.send(message);
       return;
     }
@@ -262,7 +276,7 @@ class Conversation implements McpConversation {
     }
     this.serverRequests.clear();
     if (this.writes) await this.options.link.write(exchangeInput(this.options.server, 'server', SERVER_ENDED, { reason }));
-    this.options.note?.(`MCP server '${this.options.server}' ${reason}`);
+    this.say(`MCP server '${this.options.server}' ${reason}`);
     // On replay the tape still answers: only the live part is over.
     if (!this.serves) this.finish({ reason, unexpected: true });
   }
@@ -329,7 +343,7 @@ class Conversation implements McpConversation {
 
   private noteDivergence(divergence: McpDivergence, outcome: string): void {
     const strictness = this.options.link.strict ? 'replay diverged' : 'not on the tape (not strict)';
-    this.options.note?.(`MCP server '${this.options.server}': ${strictness}: ${divergence.message}; ${outcome}`);
+    this.say(`MCP server '${this.options.server}': ${strictness}: ${divergence.message}; ${outcome}`);
   }
 
   private report(note: McpReplayNote): Promise<void> {
@@ -347,11 +361,16 @@ class Conversation implements McpConversation {
     if (this.writes) await this.writeServed(request, entry);
     const reply = entry.reply;
     const token = progressTokenOf(request.params);
-    for (const notification of reply?.notifications ?? []) {
+    const notifications = reply?.notifications ?? [];
+    for (const notification of notifications) {
       const params = notification.params;
       const retokened = token !== undefined && params !== undefined && 'progressToken' in params ? { ...params, progressToken: token } : params;
       this.send(retokened === undefined ? { jsonrpc: '2.0', method: notification.method } : { jsonrpc: '2.0', method: notification.method, params: retokened });
     }
+    // A client may take a notification in a tick after the message that carried it (the SDK's do),
+    // and forget a call's progress token once its answer is in: the answer waits for the next turn
+    // of the event loop, as it would have come later from the server.
+    if (notifications.length > 0) await new Promise<void>((next) => setImmediate(next));
     if (reply?.result !== undefined) this.send({ jsonrpc: '2.0', id: request.id, result: reply.result });
     else if (reply?.error !== undefined) this.send({ jsonrpc: '2.0', id: request.id, error: reply.error });
     for (const loose of looseAfter(this.tape as RecordedTape, entry)) {
@@ -377,7 +396,7 @@ class Conversation implements McpConversation {
     const end = this.tape?.end;
     if (end === undefined || this.options.link.mode !== 'replay') return;
     if (this.tape?.entries.some((entry) => entry.at < end.at && !entry.used)) return;
-    this.options.note?.(`MCP server '${this.options.server}' ${end.reason} (as recorded)`);
+    this.say(`MCP server '${this.options.server}' ${end.reason} (as recorded)`);
     this.finish({ reason: end.reason, unexpected: true });
   }
 
@@ -393,7 +412,7 @@ class Conversation implements McpConversation {
       }
       if (this.serves) {
         const unused = this.tape?.entries.filter((entry) => entry.kind === 'call' && !entry.used).length ?? 0;
-        if (unused > 0) this.options.note?.(`MCP server '${this.options.server}': ${unused} recorded tool ${unused === 1 ? 'call was' : 'calls were'} never made`);
+        if (unused > 0) this.say(`MCP server '${this.options.server}': ${unused} recorded tool ${unused === 1 ? 'call was' : 'calls were'} never made`);
         await this.report({ kind: 'end', server: this.options.server, unused });
       }
     });

@@ -11,6 +11,7 @@
  * how the replay departed from the tape: its first differing field.
  */
 import { firstDifference } from '../core/first-difference.js';
+import { printableJson } from '../core/terminal-text.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import type { McpDivergence } from './link.js';
 import type { CallEntry, RecordedTape, RequestEntry } from './recorded-tape.js';
@@ -22,7 +23,7 @@ const LIST_METHODS = new Set(['tools/list', 'resources/list', 'resources/templat
 /** A value as a divergence line shows it: JSON, cut short. */
 export function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = printableJson(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

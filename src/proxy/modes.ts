@@ -27,6 +27,7 @@ import { describeDivergence, type ReplayState } from '../replay/replay-engine.js
 import { isTapePath } from '../tape/tape-file.js';
 import { directoryInstead } from '../tape/tape-path.js';
 import { TapeStore } from '../tape/tape-store.js';
+import { localLink, passthroughLink, type SessionLink } from '../library/mcp-link.js';
 import type { TapeOptions, TapeSession } from '../library/tape-options.js';
 import { openTapeSession } from '../library/tape-session.js';
 import { route, type RouteTable, type Upstream } from './routes.js';
@@ -91,6 +92,8 @@ export interface ProxyMode extends ProxyHandler {
   readonly runId: string | null;
   /** The run being served, if any. */
   readonly tapeRun: RunMeta | undefined;
+  /** The session's MCP link: what `agentctl mcp` wrappers joining the run record onto it or are served from its tape. */
+  readonly mcp: SessionLink;
   /** End the run (COMPLETED, 'proxy stopped'), write the tape file if there is one, and close what was opened. */
   finish(requests: number): Promise<ProxySummary>;
 }
@@ -142,6 +145,7 @@ function recordMode(setup: ProxySetup): Promise<ProxyMode> {
     mode: 'record',
     runId: rec.runId ?? null,
     tapeRun: undefined,
+    mcp: localLink(rec),
     route: (path) => route(table, path),
     fetch: rec.fetch,
     finish: async (requests) => {
@@ -169,6 +173,7 @@ async function replayMode(setup: ProxySetup, mode: 'replay' | 'new-episodes'): P
     mode,
     runId: replayed.runId ?? null,
     tapeRun: run,
+    mcp: localLink(replayed),
     route: (path) => route(table, path),
     fetch: replayed.fetch,
     observe: async (request, response) => {
@@ -208,6 +213,7 @@ function passthroughMode(setup: ProxySetup): Promise<ProxyMode> {
     mode: 'passthrough',
     runId: null,
     tapeRun: undefined,
+    mcp: passthroughLink(),
     route: (path) => route(table, path),
     fetch: httpFetch,
     finish: (requests) => Promise.resolve(empty('passthrough', requests)),

@@ -24,6 +24,13 @@ export interface ProxyHandler {
   observe?(request: Outgoing, response: Response): Promise<void>;
 }
 
+/** Requests the server answers itself, apart from the proxied ones (the MCP broker of `agentctl run`). */
+export interface LocalHandler {
+  /** Whether a request's path (`req.url`) is this handler's. */
+  owns(url: string | undefined): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
 export interface ServerOptions {
   /** The largest request body answered; a larger one gets an HTTP 413. */
   maxBody: number;
@@ -48,6 +55,7 @@ export class ProxyServer {
   /** Set when close() cuts what did not finish in time. */
   private cutting = false;
   private handler: ProxyHandler | undefined;
+  private local: LocalHandler | undefined;
   private readonly waiting: Array<() => void> = [];
 
   private constructor(
@@ -83,6 +91,11 @@ export class ProxyServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /** Answer the requests `local` owns with it: they are not proxied, nor counted among the requests. */
+  mount(local: LocalHandler): void {
+    this.local = local;
+  }
+
   /** Start answering: requests that arrived before wait for this. */
   serve(handler: ProxyHandler): void {
     this.handler = handler;
@@ -90,11 +103,12 @@ export class ProxyServer {
   }
 
   private track(req: IncomingMessage, res: ServerResponse): void {
-    this.requests++;
+    const local = this.local?.owns(req.url) === true ? this.local : undefined;
+    if (local === undefined) this.requests++;
     const controller = new AbortController();
     const call: InFlight = {
       controller,
-      done: this.handle(req, res, controller.signal)
+      done: this.handle(req, res, controller.signal, local)
         .catch((error: unknown) => sendError(res, 500, 'agentctl_proxy_error', `agentctl proxy: ${describe(error)}`))
         .finally(() => this.inFlight.delete(call)),
     };
@@ -105,12 +119,16 @@ export class ProxyServer {
     });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal, local: LocalHandler | undefined): Promise<void> {
     req.socket.setNoDelay(true);
     const refused = refusal(req.headers, this.options.hosts);
     if (refused !== undefined) {
       this.options.note(refused.message);
       sendError(res, 403, refused.code, refused.message, { close: true });
+      return;
+    }
+    if (local !== undefined) {
+      await local.handle(req, res);
       return;
     }
     const body = await readBody(req, this.options.maxBody);

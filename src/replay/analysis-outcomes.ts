@@ -3,9 +3,12 @@
  *
  *  1. A `tool_result` with the call's id (the built-in loop, a live guardrail adapter), or else a
  *     recorded `failures` decision about it: the outcome as it was.
- *  2. A `recordTool` result (the library's tool wrapper numbers its calls itself): matched by tool
+ *  2. A `recordTool` result (the library's tool wrapper numbers its calls itself), or an MCP tool
+ *     call `agentctl mcp` recorded (the server's own call, with the wrapper's ids): matched by tool
  *     and call key, in order, among the tools run between the answer that asked for the call and the
- *     next model request (an answer the agent dropped had none of its calls run).
+ *     next model request (an answer the agent dropped had none of its calls run). A model that calls
+ *     an MCP tool by the name agentctl offers it by (`<server>__<tool>`) matches that tool's calls,
+ *     keyed by the tool's own name.
  *  3. The tool message with the call's id in a later request: the agent sent the model the result,
  *     so the call ran. A tool message does not say whether it failed — except one folded from an
  *     Anthropic `tool_result` marked `is_error`, which reads `[error] …` — so it counts as a success.
@@ -15,8 +18,9 @@
  */
 import type { LlmRequestEvent, RunEvent, ToolResultEvent } from '../core/events.js';
 import type { ToolCall } from '../core/messages.js';
-import { parseToolCall } from '../guardrails/call-key.js';
+import { callKey, parseToolCall } from '../guardrails/call-key.js';
 import { RULES } from '../guardrails/rules.js';
+import { offeredName } from '../mcp/event-text.js';
 
 export type FoundOutcome =
   | { kind: 'ran'; status: 'ok' | 'error' | 'timeout'; output: string; from: 'recorded' | 'messages' }
@@ -28,6 +32,8 @@ interface ToolRun {
   seq: number;
   tool: string;
   key: string;
+  /** An MCP tool's: the name agentctl offers it by (`<server>__<tool>`). */
+  offered: string | undefined;
   result: ToolResultEvent | undefined;
 }
 
@@ -60,7 +66,8 @@ export class ToolOutcomes {
       switch (event.type) {
         case 'tool_call':
           if (!modelIds.has(event.callId)) {
-            const run: ToolRun = { seq: event.seq, tool: event.tool, key: event.key, result: undefined };
+            const offered = event.server === undefined ? undefined : offeredName(event.server, event.tool);
+            const run: ToolRun = { seq: event.seq, tool: event.tool, key: event.key, offered, result: undefined };
             runs.set(event.callId, run);
             this.runs.push(run);
           }
@@ -103,10 +110,12 @@ export class ToolOutcomes {
       const ok = failures.rule === RULES.failureReset;
       return { kind: 'ran', status: ok ? 'ok' : 'error', output: '', from: 'recorded' };
     }
-    const key = parseToolCall(call).key;
+    const parsed = parseToolCall(call);
     const tool = call.function.name;
     const until = this.requests.find((seq) => seq > askedAt) ?? Infinity;
-    const matches = (r: ToolRun): boolean => r.tool === tool && r.key === key && r.result !== undefined && !this.used.has(r);
+    const sameCall = (r: ToolRun): boolean =>
+      (r.tool === tool && r.key === parsed.key) || (r.offered === tool && parsed.ok && r.key === callKey(r.tool, parsed.args));
+    const matches = (r: ToolRun): boolean => sameCall(r) && r.result !== undefined && !this.used.has(r);
     const run = this.runs.find((r) => r.seq > askedAt && r.seq < until && matches(r));
     if (run?.result !== undefined) {
       this.used.add(run);

@@ -2,10 +2,11 @@
  * The settings an analysis of a recorded run judges it by: the guardrails' (`guardrails.*`), the
  * limits the budget check reads (`limits.tokenBudget`, `limits.costLimit`), the prices its cost is
  * counted in, and how a tool name finds its flags. A run of the built-in loop brings its own — the
- * config it recorded and its tools' specs, so the analysis decides as the run did — and anything
- * else (a library, proxy or `agentctl run` recording) starts from the defaults, with the tools
- * unknown (docs/guardrails.md §2: idempotent, not mutating). What the caller gives is laid over
- * either, key by key.
+ * config it recorded and its tools' specs (its MCP tools' among its custom tools), so the analysis
+ * decides as the run did — and anything else (a library, proxy or `agentctl run` recording) starts
+ * from the defaults, with the tools unknown (docs/guardrails.md §2: idempotent, not mutating) save
+ * the MCP tools its recorded `tools/list` replies list, whose annotations give their flags
+ * (analysis-mcp-tools.ts). What the caller gives is laid over either, key by key.
  *
  * Read without the config's schema (a recorded config is on the tape as plain JSON): only the fields
  * an analysis needs are taken, and the guardrails check their own values.
@@ -19,6 +20,7 @@ import { resolveGuardrailsConfig, type GuardrailsConfig, type ToolFlags } from '
 import type { Price } from '../agent/prices.js';
 import { createBuiltinTool, isBuiltinToolName } from '../tools/builtins.js';
 import { specOf } from '../tools/tool.js';
+import { listedToolSpecs } from './analysis-mcp-tools.js';
 
 /** What the caller lays over the run's own settings; each left out keeps the run's. */
 export interface AnalysisOptions {
@@ -58,9 +60,10 @@ export function analysisSettings(meta: RunMeta, events: readonly RunEvent[], opt
   }
   const flags: Record<string, ToolFlags> = { ...options.config?.tools };
   if (Object.keys(flags).length > 0) config.tools = flags;
-  const specs = builtIn ? recordedSpecs(recorded, start) : () => undefined;
-  // A built-in run's tool keeps its recorded spec, with the flags given laid over it; any other
-  // name is left to the session, which reads `config.tools` and else the defaults of an unknown tool.
+  const specs = builtIn ? recordedSpecs(recorded, start) : listedToolSpecs(events);
+  // A built-in run's tool keeps its recorded spec, an MCP tool the flags its listing gave, with the
+  // flags given laid over it; any other name is left to the session, which reads `config.tools` and
+  // else the defaults of an unknown tool.
   const lookup = (name: string): ToolSpec | undefined => {
     const spec = specs(name);
     const given = flags[name];
@@ -94,15 +97,18 @@ function checkRecorded(config: GuardrailsConfig): void {
   }
 }
 
-/** The specs of a built-in run's tools: the config's built-in tools, and the custom tools its run_start recorded. */
+/**
+ * The specs of a built-in run's tools: the config's built-in tools, and the custom tools (its tool
+ * modules' and MCP servers' tools) its run_start recorded, which the loop offers whether or not
+ * `tools` names them (agent/tool-registry.ts).
+ */
 function recordedSpecs(config: Json, start: RunStartEvent | undefined): (name: string) => ToolSpec | undefined {
   const enabled = new Set(Array.isArray(config.tools) ? config.tools.filter((t): t is string => typeof t === 'string') : []);
   const custom = new Map((start?.customTools ?? []).map((spec) => [spec.name, spec]));
   const cache = new Map<string, ToolSpec | undefined>();
   return (name) => {
     if (cache.has(name)) return cache.get(name);
-    let spec: ToolSpec | undefined;
-    if (enabled.has(name)) spec = custom.get(name) ?? (isBuiltinToolName(name) ? specOf(createBuiltinTool(name)) : undefined);
+    const spec = custom.get(name) ?? (enabled.has(name) && isBuiltinToolName(name) ? specOf(createBuiltinTool(name)) : undefined);
     cache.set(name, spec);
     return spec;
   };

@@ -83,3 +83,21 @@ describe('reading recorded calls: where a provider warning belongs', () => {
     expect(tape.calls.map((c) => c.attempts.map((a) => a.warnings))).toEqual([[['closed without a finish reason']], [[]]]);
   });
 });
+
+describe('readCallTape: MCP traffic', () => {
+  const base = { step: 0, t: 0 };
+  const events: RunEvent[] = [
+    { ...base, seq: 0, type: 'mcp_exchange', server: 'memory', from: 'client', method: 'initialize', params: {}, reply: { result: {} } },
+    { ...base, seq: 1, type: 'tool_call', callId: 'reserve:0', tool: 'reserve', arguments: '{"item":"a"}', key: 'key-a' },
+    { ...base, seq: 2, type: 'tool_call', callId: 'memory/read_graph:0', tool: 'reserve', arguments: '{"item":"a"}', key: 'key-a', server: 'memory' },
+    { ...base, seq: 3, type: 'mcp_exchange', server: 'files', from: 'server', method: 'notifications/message' },
+    { ...base, seq: 4, type: 'tool_result', callId: 'memory/read_graph:0', tool: 'reserve', status: 'ok', output: 'mcp', durationMs: 1, server: 'memory' },
+    { ...base, seq: 5, type: 'tool_result', callId: 'reserve:0', tool: 'reserve', status: 'ok', output: '"own"', durationMs: 1 },
+  ];
+
+  it('collects the MCP servers\' events in tape order, apart from recordTool\'s calls (a tool of the same name and key included)', async () => {
+    const tape = await readCallTape(events);
+    expect(tape.mcp.map((e) => e.seq)).toEqual([0, 2, 3, 4]);
+    expect(tape.tools.map((o) => [o.call.seq, o.result?.output])).toEqual([[1, '"own"']]);
+  });
+});

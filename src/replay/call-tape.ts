@@ -3,13 +3,15 @@
  * sent — rebuilt from the deltas, with its hash, endpoint and parameters — and every attempt, in
  * order: its chunks (with the raw server-sent events when recorded at the transport), its warnings,
  * and how it ended (a response, an error, or nothing when the recording stopped during it). Also
- * the run's opaque HTTP exchanges and its tool outcomes (recordTool).
+ * the run's opaque HTTP exchanges, its tool outcomes (recordTool), and the traffic of the MCP servers
+ * its agent used (`agentctl mcp`), which the MCP wrapper replays.
  */
 import { applyDeltaInPlace } from '../agent/request-delta.js';
 import type {
   HttpExchangeEvent, LlmChunkEvent, LlmErrorEvent, LlmResponseEvent, RunEvent, ToolCallEvent, ToolResultEvent, WarningEvent,
 } from '../core/events.js';
 import type { ChatMessage } from '../core/messages.js';
+import type { McpRecordedEvent } from '../mcp/link.js';
 import type { RequestView } from './request-difference.js';
 
 export interface TapeAttempt {
@@ -37,7 +39,10 @@ export interface CallTape {
   /** In the order their first request was recorded. */
   calls: TapeCall[];
   exchanges: HttpExchangeEvent[];
+  /** recordTool's calls and their outcomes (tool events of no MCP server). */
   tools: TapeToolOutcome[];
+  /** The MCP servers' events (tool calls and results with a `server`, exchanges), in tape order: every server's, interleaved. */
+  mcp: McpRecordedEvent[];
 }
 
 /**
@@ -51,6 +56,7 @@ export class CallTapeReader {
   readonly calls: TapeCall[] = [];
   readonly exchanges: HttpExchangeEvent[] = [];
   readonly tools: TapeToolOutcome[] = [];
+  readonly mcp: McpRecordedEvent[] = [];
   private readonly byIteration = new Map<number, TapeCall>();
   private readonly pairing = new ToolPairing();
   private readonly sent: ChatMessage[] = [];
@@ -96,14 +102,23 @@ export class CallTapeReader {
       case 'http_exchange':
         this.exchanges.push(event);
         break;
+      case 'mcp_exchange':
+        this.mcp.push(event);
+        break;
       case 'tool_call': {
+        // An MCP server's call is the MCP wrapper's to serve, never recordTool's (a tool of the same name).
+        if (event.server !== undefined) {
+          this.mcp.push(event);
+          break;
+        }
         const outcome = { call: event, result: undefined };
         this.tools.push(outcome);
         this.pairing.called(outcome);
         break;
       }
       case 'tool_result':
-        this.pairing.answered(event);
+        if (event.server !== undefined) this.mcp.push(event);
+        else this.pairing.answered(event);
         break;
       default:
         break;
@@ -113,7 +128,7 @@ export class CallTapeReader {
   /** The calls read, each with its attempts in order. */
   finish(): CallTape {
     for (const c of this.calls) if (c.attempts.length > 1) c.attempts.sort((a, b) => a.attempt - b.attempt);
-    return { calls: this.calls, exchanges: this.exchanges, tools: this.tools };
+    return { calls: this.calls, exchanges: this.exchanges, tools: this.tools, mcp: this.mcp };
   }
 
   private call(iteration: number): TapeCall {
@@ -171,7 +186,7 @@ class ToolPairing {
   }
 }
 
-/** Read a run's calls, exchanges and tool outcomes. Holds them in memory: a library or proxy session's tape. */
+/** Read a run's calls, exchanges, tool outcomes and MCP traffic. Holds them in memory: a library or proxy session's tape. */
 export async function readCallTape(events: AsyncIterable<RunEvent> | Iterable<RunEvent>): Promise<CallTape> {
   const reader = new CallTapeReader();
   for await (const event of events) reader.add(event);

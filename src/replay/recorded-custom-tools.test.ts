@@ -72,7 +72,7 @@ beforeAll(async () => {
   await mkdir(workspace);
   // Recorded: the user's config loads the module, which runs (it appends to the workspace's outbox).
   const config = parseConfig({ model: 'm', tools: ['read_file'], toolModules: ['send-email.mjs'], seed: 4 }, 'test config');
-  const registry = await buildRegistry(config, TOOLS_DIR);
+  const { registry } = await buildRegistry(config, TOOLS_DIR);
   const clock = new ManualClock(0);
   const redact = runRedactor({ env: {} });
   const recording = await TapeStore.open(join(dir, 'recording'));

@@ -86,7 +86,7 @@ function scriptedLlm(turns: readonly Turn[]): LlmClient {
 /** Record a run of the real loop onto a tape file, redacted as `agentctl record` redacts it. */
 async function record(path: string, turns: readonly Turn[], stream = false): Promise<void> {
   const config = parseConfig({ model: 'm', tools: ['read_file'], seed: 3, stream, limits: { maxSteps: 12 } }, 'test config');
-  const registry = await buildRegistry(config, dir);
+  const { registry } = await buildRegistry(config, dir);
   const tools: ToolHost = {
     lookup: (name) => registry.spec(name),
     definitions: () => registry.definitions(),

@@ -152,10 +152,13 @@ export async function replayEach(options: ReplayOptions, onEvent: (event: RunEve
 class Held {
   private made: Promise<string> | undefined;
   reading: StepCursor | undefined;
+  /** Stops the MCP servers the replay's tools started. */
+  tools: (() => Promise<void>) | undefined;
 
   readonly workspace = (): Promise<string> => (this.made ??= createWorkspace());
 
   async release(): Promise<void> {
+    await this.tools?.().catch(() => undefined);
     await this.reading?.close().catch(() => undefined);
     const dir = await this.made?.catch(() => undefined);
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -176,6 +179,7 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // The user's own config, in whole or in part: what it changes is theirs, its modules theirs to load.
   const usersConfig = options.config !== undefined || options.configOverlay !== undefined;
   const usersModules = options.config !== undefined || options.configOverlay?.toolModules !== undefined;
+  const usersServers = options.config !== undefined || options.configOverlay?.mcpServers !== undefined;
   const patches = options.patches ?? new Map<number, AssistantMessage>();
   const fallback = options.fallback ?? 'error';
   checkPatchReach({
@@ -231,9 +235,11 @@ function* replaying(options: ReplayOptions, held: Held): Co<RunEvent, ReplayResu
   // The tape's run_start (step 0, loaded now) says which custom tools the run had.
   const stepZero = cursor.load(0);
   const start = (isPromiseLike(stepZero) ? yield* wait(stepZero) : stepZero).events.find((event): event is RunStartEvent => event.type === 'run_start');
-  const { registry, recordedOnly, definitionsKnown } = yield* wait(replayTools({
-    config, usersModules, configDir: options.configDir ?? process.cwd(), start, label: source.label,
+  const { registry, recordedOnly, definitionsKnown, close: closeTools } = yield* wait(replayTools({
+    config, usersModules, usersServers, configDir: options.configDir ?? process.cwd(), start, label: source.label,
+    toolsLive: options.tools === 'live', workspace: workspaceNow,
   }));
+  held.tools = closeTools;
   const tools = replayToolHost({
     live: liveToolHost(registry, { workspace: workspaceNow, clock, storeDir: options.storeDir }),
     recorded,

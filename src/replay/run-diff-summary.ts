@@ -1,6 +1,7 @@
 /**
  * What happened in one step of a run, in a few fields a person can compare at a glance: the
- * model's answer (text clipped, tool calls with their arguments), each tool call with its outcome,
+ * model's answer (text clipped, tool calls with their arguments), each tool call with its outcome
+ * (and its MCP server), the MCP messages that are not tool calls,
  * every guardrail decision (near-misses included), the state transitions and how the run ended.
  * `agentctl diff` shows one of these per side for every step.
  */
@@ -9,6 +10,7 @@ import type { Gate, Verdict } from '../core/decisions.js';
 import type { FinishReason } from '../core/llm.js';
 import type { AgentState, TerminalState } from '../core/states.js';
 import type { ToolOutcomeStatus } from '../core/tools.js';
+import { exchangeText, isQuietExchange } from '../mcp/event-text.js';
 
 /** Longest text kept in a summary; the full value is on the tape. */
 export const SUMMARY_CLIP = 200;
@@ -24,6 +26,8 @@ export interface ToolRun {
   /** As the run recorded it (the comparison itself goes by position, not id text: id-labels.ts). */
   callId: string;
   tool: string;
+  /** The MCP server of the tool; absent for other tools. */
+  server?: string;
   arguments: string;
   /** Null when the step has the call but not its result (the run stopped in between). */
   status: ToolOutcomeStatus | null;
@@ -48,6 +52,8 @@ export interface StepSummary {
   /** Failed model calls in the step (retried or fatal). */
   modelErrors: number;
   tools: ToolRun[];
+  /** The step's MCP messages that are not tool calls, each as `<server> <method> → <answer>` (the end of a handshake left out). */
+  mcp: string[];
   decisions: DecisionSummary[];
   states: { from: AgentState | null; to: AgentState }[];
   warnings: string[];
@@ -57,7 +63,7 @@ export interface StepSummary {
 /** Summarize one step's events (all with the same `step`). */
 export function summarizeStep(events: readonly RunEvent[]): StepSummary {
   const summary: StepSummary = {
-    events: events.length, user: [], model: null, modelErrors: 0, tools: [], decisions: [], states: [], warnings: [], end: null,
+    events: events.length, user: [], model: null, modelErrors: 0, tools: [], mcp: [], decisions: [], states: [], warnings: [], end: null,
   };
   const tools = new Map<string, ToolRun>();
   for (const event of events) {
@@ -78,7 +84,8 @@ export function summarizeStep(events: readonly RunEvent[]): StepSummary {
         summary.modelErrors++;
         break;
       case 'tool_call': {
-        const run: ToolRun = { callId: event.callId, tool: event.tool, arguments: clipText(event.arguments), status: null, output: null };
+        const { callId, tool } = event;
+        const run: ToolRun = { callId, tool, ...serverOf(event), arguments: clipText(event.arguments), status: null, output: null };
         tools.set(event.callId, run);
         summary.tools.push(run);
         break;
@@ -86,7 +93,7 @@ export function summarizeStep(events: readonly RunEvent[]): StepSummary {
       case 'tool_result': {
         let run = tools.get(event.callId);
         if (run === undefined) {
-          run = { callId: event.callId, tool: event.tool, arguments: '', status: null, output: null };
+          run = { callId: event.callId, tool: event.tool, ...serverOf(event), arguments: '', status: null, output: null };
           tools.set(event.callId, run);
           summary.tools.push(run);
         }
@@ -99,6 +106,9 @@ export function summarizeStep(events: readonly RunEvent[]): StepSummary {
         summary.decisions.push({ gate, verdict, rule, ...(tool === undefined ? {} : { tool }), reason });
         break;
       }
+      case 'mcp_exchange':
+        if (!isQuietExchange(event)) summary.mcp.push(clipText(`${event.server} ${exchangeText(event)}`));
+        break;
       case 'state':
         summary.states.push({ from: event.from, to: event.to });
         break;
@@ -114,6 +124,8 @@ export function summarizeStep(events: readonly RunEvent[]): StepSummary {
   }
   return summary;
 }
+
+const serverOf = (event: { server?: string | undefined }): { server?: string } => (event.server === undefined ? {} : { server: event.server });
 
 /** One line, at most SUMMARY_CLIP characters. */
 export function clipText(text: string, max = SUMMARY_CLIP): string {

@@ -8,6 +8,8 @@
  * left out. For a differing step, the first differing event and field is given, side A vs side B
  * (via firstDifference; for requests that differ only in their hashes, the field behind it); a step
  * only one run has differs too. Steps are counted and grouped as everywhere else (core/steps.ts).
+ * An MCP tool's call and result compare as a built-in tool's (name, arguments, outcome), and by
+ * their server; its MCP messages (`mcp_exchange`) as any other event.
  *
  * A request's `hash` covers its whole conversation, ids included. When the two conversations so far
  * are the same text, the hashes are compared as they are; when they differ only in ids, the labelled
@@ -153,7 +155,7 @@ export class RunComparison {
       }
       if (typeA !== typeB) return { index, typeA, typeB, path: 'type', a: typeA, b: typeB };
       const [x, y] = this.comparable(eventA, eventB);
-      const found = firstDifference(x, y);
+      const found = behaviourDifference(x, y);
       if (found === null) continue;
       if (found.path === 'hash') return { index, typeA, typeB, ...this.hashDifference(eventA, eventB, x, y) };
       return { index, typeA, typeB, path: found.path, a: found.recorded, b: found.replayed };
@@ -210,6 +212,18 @@ interface Prepared {
   type: RunEventType;
   normalized: Record<string, unknown>;
   request?: { event: LlmRequestEvent; text: string; labelled: string; messages: number };
+}
+
+/**
+ * The first field two normalized events differ in: an MCP tool result's own fields (its outcome, its
+ * server) before the reply it holds (`mcp`), which repeats the outcome in the protocol's terms, so
+ * a differing output is named as a built-in tool's is.
+ */
+function behaviourDifference(a: Record<string, unknown>, b: Record<string, unknown>): ReturnType<typeof firstDifference> {
+  if (!('mcp' in a) && !('mcp' in b)) return firstDifference(a, b);
+  const { mcp: replyA, ...restA } = a;
+  const { mcp: replyB, ...restB } = b;
+  return firstDifference(restA, restB) ?? firstDifference(replyA, replyB, 'mcp');
 }
 
 /** The index of the first entry two digest chains differ at (a chain's digest covers every message up to it), or null. */

@@ -35,6 +35,7 @@ const STATUS_VALUES: ReadonlySet<unknown> = new Set<unknown>(['ok', 'error', 'ti
 const KIND_VALUES: ReadonlySet<unknown> = new Set<unknown>(['request', 'event', 'patched', 'resync', 'exhausted', 'live', 'tool_output', 'decision']);
 const STATE_VALUES: ReadonlySet<unknown> = new Set<unknown>(['COMPLETED', 'CANCELLED', 'TIMED_OUT', 'MAX_STEPS', 'BUDGET_EXCEEDED', 'ERROR']);
 const PATTERN_4 = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const SOURCE_VALUES: ReadonlySet<unknown> = new Set<unknown>(['cli', 'library', 'proxy', 'mcp']);
 
 /** The event types checkRunEvent can vouch for (some fields of some of them aside: see above). */
 export const QUICK_EVENT_TYPES = ['run_start', 'state', 'user_message', 'llm_request', 'llm_chunk', 'llm_error', 'llm_response', 'tool_call', 'guardrail', 'tool_result', 'mcp_exchange', 'budget', 'checkpoint', 'warning', 'divergence', 'run_end'] as const;
@@ -850,7 +851,7 @@ function isRunMeta(v: unknown): boolean {
     switch (key) {
       case 'id': if (!(typeof x === 'string' && PATTERN_4.test(x))) return false; present++; break;
       case 'kind': if (!(x === 'record' || x === 'replay')) return false; present++; break;
-      case 'source': if (!(x === 'cli' || x === 'library' || x === 'proxy')) return false; break;
+      case 'source': if (!SOURCE_VALUES.has(x)) return false; break;
       case 'parentId': if (!(typeof x === 'string')) return false; break;
       case 'name': if (!(typeof x === 'string')) return false; break;
       case 'createdAt': if (!(typeof x === 'string')) return false; present++; break;

@@ -6,6 +6,7 @@
  * - order: `run_start` first and only once, `seq` consecutive, steps never decreasing, nothing after
  *   `run_end`;
  * - no guardrail decision marked `analysis` (those are made as a tape is read, never recorded);
+ * - MCP events consistent with the run and with each other (mcp-checks.ts);
  * - the recorded config (header and `run_start`) valid the way replay reads it: this version's
  *   defaults for settings added since, no unknown fields, tools that exist (built in, or among the
  *   custom tools `run_start` records, each a valid spec within its bounds); `run_start`'s task,
@@ -29,6 +30,7 @@ import type { RunMeta } from '../core/run-meta.js';
 import type { ToolSpec } from '../core/tools.js';
 import { canonicalJson } from '../guardrails/canonical-json.js';
 import { checkRunStart } from './header-checks.js';
+import { McpChecks } from './mcp-checks.js';
 import { count } from '../core/plural.js';
 
 /** Where a problem is: the tape file and line. */
@@ -96,11 +98,14 @@ export class TapeChecks {
   private config: AgentConfig | null = null;
   private configIsEmpty = false;
   private tools: ToolCatalog | null = null;
+  private readonly mcp: McpChecks;
 
   constructor(
     private readonly file: string,
     private readonly meta: RunMeta,
-  ) {}
+  ) {
+    this.mcp = new McpChecks(meta);
+  }
 
   /** Number of events checked so far. */
   get count(): number {
@@ -132,6 +137,8 @@ export class TapeChecks {
     // Calls recorded at the transport (library, proxy) may overlap: their steps interleave.
     const overlapping = this.meta.source === 'library' || this.meta.source === 'proxy';
     if (event.step < this.lastStep && !overlapping) fail(`event ${event.seq} goes back from step ${this.lastStep} to ${event.step}`);
+    const mcpProblem = this.mcp.check(event);
+    if (mcpProblem !== null) fail(mcpProblem);
     this.expectedSeq++;
     this.lastStep = event.step;
     switch (event.type) {

@@ -6,7 +6,7 @@ import { relative, resolve } from 'node:path';
 import type { AgentConfig } from '../../agent/config.js';
 import { configDirOf, loadConfigFile } from '../../agent/config-file.js';
 import { applyOverrides } from '../../agent/load-config.js';
-import { prepareRun } from '../../library/run-agent.js';
+import { prepareRun, type PreparedRun } from '../../library/run-agent.js';
 import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
@@ -43,8 +43,9 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
   const redact = runRedactor({ apiKey: endpoint.apiKey, patterns: config.redact });
   const sigint = abortOnSigint();
   const input = config.interactive ? terminalInput() : undefined;
+  let prepared: PreparedRun | undefined;
   try {
-    const prepared = await prepareRun({
+    prepared = await prepareRun({
       task: options.task,
       config,
       configDir: process.cwd(),
@@ -57,7 +58,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     });
     // The hash is taken over the redacted request: the tape (and so any replay) only has redacted text.
     prepared.deps.redact = redact;
-    const { toolsLeftOut } = prepared;
+    const { toolsLeftOut, config: runConfig, deps, workspace } = prepared;
     // Its reason can quote the sandbox's own output (bwrap's message): one line, no control characters.
     for (const tool of toolsLeftOut) note(printableLine(`agentctl: running without ${tool.name}: ${tool.reason}`));
     // The display is opened once the run has an id, and outlives the store: the store is closed as
@@ -76,13 +77,13 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
             task: options.task,
             model: config.model,
             baseUrl: endpoint.recordable,
-            config: { ...prepared.config },
+            config: { ...runConfig },
             seed: config.seed,
             ...(options.name === undefined ? {} : { name: options.name }),
           },
           redact,
         );
-        if (kind === 'text' && !options.quiet) note(`recording run ${recorder.runId} (workspace ${prepared.workspace})`);
+        if (kind === 'text' && !options.quiet) note(`recording run ${recorder.runId} (workspace ${workspace})`);
         let result: LoopResult | undefined;
         try {
           const shown = (display = await openDisplay(kind, options, {
@@ -90,7 +91,7 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
             redact,
             onCancel: sigint.cancel,
           }));
-          const loop = runLoop({ task: options.task, config: prepared.config, toolsLeftOut }, prepared.deps);
+          const loop = runLoop({ task: options.task, config: runConfig, toolsLeftOut }, deps);
           try {
             for (let next = await loop.next(); ; next = await loop.next()) {
               if (next.done) {
@@ -119,6 +120,8 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
     process.exitCode = result.exitCode;
     await recorded.display.finish({ runId, state: result.state, steps: result.totals.steps, exitCode: result.exitCode });
   } finally {
+    // The run's MCP servers stop with it: at its end, on an error, on Ctrl-C.
+    await prepared?.close();
     sigint.dispose();
     input?.close();
   }
@@ -140,5 +143,17 @@ async function effectiveConfig(options: RecordOptions, configWasGiven: boolean):
   // written: for the reader of the tape (`show`), never for loading — a replay uses the tools'
   // recorded definitions (run_start's customTools), and loads modules only from the user's --config.
   const configDir = configDirOf(options.config);
-  return { ...config, toolModules: config.toolModules.map((m) => relative(process.cwd(), resolve(configDir, m)) || '.') };
+  const fromHere = (path: string): string => relative(process.cwd(), resolve(configDir, path)) || '.';
+  const recorded: AgentConfig = { ...config, toolModules: config.toolModules.map(fromHere) };
+  // A stdio server runs in the config file's directory, or in its `cwd` read from there: said so
+  // from where agentctl runs, as toolModules are. A `${VAR}` in it is expanded only when it starts.
+  if (config.mcpServers !== undefined) {
+    recorded.mcpServers = Object.fromEntries(
+      Object.entries(config.mcpServers).map(([name, server]) => [
+        name,
+        server.command === undefined || server.cwd?.includes('${') === true ? server : { ...server, cwd: fromHere(server.cwd ?? '.') },
+      ]),
+    );
+  }
+  return recorded;
 }

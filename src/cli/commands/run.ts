@@ -2,8 +2,9 @@
  * `agentctl run --record <name|file> | --replay <run|file> | --tape <name|file> [--mode m] -- <command…>`:
  * any program, in any language, recorded or replayed with no change to it (docs/run.md). The proxy
  * (src/proxy: the same server and modes as `agentctl proxy`) listens on 127.0.0.1, a free port;
- * the command runs with OPENAI_BASE_URL and ANTHROPIC_BASE_URL pointing at it, its standard streams
- * its own; when it ends, the proxy stops, one line on standard error says what was recorded or
+ * the command runs with OPENAI_BASE_URL and ANTHROPIC_BASE_URL pointing at it, and AGENTCTL_MCP_LINK
+ * at the run's MCP link (the `agentctl mcp` wrappers it starts put its MCP traffic on the same tape),
+ * its standard streams its own; when it ends, the proxy stops, one line on standard error says what was recorded or
  * served, and agentctl exits with the command's code — or 7 when a replay diverged (8 when it only
  * ran past the end of the tape), so one line in any CI fails when the agent no longer does what the
  * tape recorded.
@@ -11,6 +12,8 @@
 import { UsageError } from '../../core/errors.js';
 import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { checkMode, effectiveMode, type TapeMode } from '../../core/tape-modes.js';
+import { mcpBroker } from '../../library/mcp-broker.js';
+import { publishRunLink } from '../../mcp/run-link.js';
 import { MAX_RECORDED_REQUEST } from '../../llm/transport/http-reply.js';
 import { allowedHosts } from '../../proxy/admission.js';
 import { parseUpstream } from '../../proxy/forward.js';
@@ -22,6 +25,7 @@ import { commandProblem, DENIED_EXIT_CODE, NOT_FOUND_EXIT_CODE, runChild, shellE
 import { lowerHelperThreads } from '../helper-threads.js';
 import { note, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
+import { mcpJson } from './run-mcp-summary.js';
 import { runSummaryLine, runExitCode } from './run-summary.js';
 
 export interface RunCommandOptions extends GlobalOptions {
@@ -82,24 +86,33 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   }
   if (mode.runId !== null) lowerHelperThreads();
   const watched = watchUpstreams(mode, [plan.openai, plan.anthropic]);
+  // `agentctl mcp` wrappers the command starts join the run here: their traffic goes on its tape.
+  const broker = mcpBroker(mode.mcp);
+  server.mount(broker);
   server.serve(watched.handler);
+  // The link goes in AGENTCTL_MCP_LINK and on PATH: most MCP clients start a server with a clean environment.
+  const link = await publishRunLink(`${self.origin}${broker.path}`);
   let exit: ChildExit;
   try {
-    exit = await runChild(command, commandEnv(process.env, self, mode.mode === 'replay'));
+    exit = await runChild(command, link.env(commandEnv(process.env, self, mode.mode === 'replay')));
   } catch (error) {
     // Found on PATH a moment ago, yet it could not be started: a shell's 126 when it may not be executed, else 127.
     exit = { code: (error as NodeJS.ErrnoException).code === 'EACCES' ? DENIED_EXIT_CODE : NOT_FOUND_EXIT_CODE, signal: null };
     note(`agentctl: ${printableLine(command[0] as string)}: ${printableLine((error as Error).message)}`);
+  } finally {
+    await link.remove();
   }
   const { cut } = await server.close(GRACE_MS);
   if (cut) say('requests still in flight when the command ended were cut off');
   const summary = await mode.finish(server.requests);
+  const mcp = mode.mcp.summary();
   const commandExit = shellExitCode(exit);
-  const exitCode = runExitCode(summary, exit, commandExit);
-  if (options.json) note(printableJson({ ...summary, tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
-  else if (!options.quiet || exitCode !== commandExit) {
+  const exitCode = runExitCode(summary, exit, commandExit, mcp);
+  if (options.json) {
+    note(printableJson({ ...summary, mcp: mcpJson(mcp), tape: plan.tape, upstreamFailures: server.failed, cutOff: cut, commandExit, exitCode }));
+  } else if (!options.quiet || exitCode !== commandExit) {
     const failures = { count: server.failed, upstreams: watched.unreachable() };
-    note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, { commandExit, exitCode }, failures))}`);
+    note(`agentctl run: ${printableLine(runSummaryLine(summary, plan.tape, { commandExit, exitCode }, failures, mcp))}`);
   }
   process.exitCode = exitCode;
 }

@@ -4,12 +4,15 @@ import { printableJson } from '../../core/terminal-text.js';
 import type { ToolSpec } from '../../core/tools.js';
 import type { AnalysisStop } from '../../replay/guardrail-analysis.js';
 import { runOutcome, shortTime, table } from '../format.js';
+import { McpServerCounts, mcpServersText } from '../render/mcp-servers.js';
+import { serverMark } from '../../mcp/event-text.js';
 import { out, type GlobalOptions } from '../io.js';
 import { withTapeSource } from '../with-tape-source.js';
 
 /**
  * `agentctl show <run | file>`: a run's metadata and what its tape holds. The verdicts of a run
  * recorded without the guardrails are its analysis's (counted apart: what they would have decided).
+ * The MCP servers it used are named with their tools and calls (render/mcp-servers.ts).
  */
 export async function runShow(ref: string, options: GlobalOptions): Promise<void> {
   await withTapeSource(ref, options, async ({ meta, events: read }) => {
@@ -20,8 +23,10 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
     let events = 0;
     let start: RunStartEvent | undefined;
     let end: RunEndEvent | undefined;
+    const mcp = new McpServerCounts();
     for await (const event of read()) {
       events++;
+      mcp.add(event);
       if (event.type === 'run_start') start = event;
       else if (event.type === 'run_end') end = event;
       byType[event.type] = (byType[event.type] ?? 0) + 1;
@@ -30,11 +35,13 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
     }
     const verdicts = verdictCounts(decisions);
     const analysed = held === null ? null : await analysisOf(meta, held);
+    const mcpServers = mcp.servers(start?.customTools);
     if (options.json) {
       const tools = runTools(meta.config, start?.customTools);
       const toolsLeftOut = start?.toolsLeftOut ?? [];
       const analysis = analysed === null ? null : { verdicts: analysed.verdicts, stop: analysed.stop };
-      out(printableJson({ run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, analysis, tools, toolsLeftOut }));
+      const shown = { run: meta, endReason: end?.reason ?? null, events, eventTypes: byType, verdicts, analysis, tools, toolsLeftOut, mcpServers };
+      out(printableJson(shown));
       return;
     }
     const rows = [
@@ -49,6 +56,7 @@ export async function runShow(ref: string, options: GlobalOptions): Promise<void
       ['seed', String(meta.seed)],
       ...sandboxRows(meta.config, start?.toolsLeftOut ?? []),
       ...toolRows(meta.config, start?.customTools),
+      ...(mcpServers.length === 0 ? [] : [['mcp servers', mcpServersText(mcpServers)]]),
       ...(start?.toolsLeftOut ?? []).map((tool) => ['left out', `${tool.name}: ${tool.reason}`]),
       ['events', String(events)],
     ];
@@ -113,11 +121,21 @@ export function sandboxRows(config: Record<string, unknown>, toolsLeftOut: reado
   return [];
 }
 
-/** A run's tools in the order the model saw them, from its recorded config and custom tools; `custom` marks the latter. */
-function runTools(config: Record<string, unknown>, customTools: readonly ToolSpec[] | undefined): { name: string; custom: boolean }[] {
+interface RunTool {
+  name: string;
+  custom: boolean;
+  /** An MCP server's tool: the server. */
+  server?: string;
+}
+
+/** A run's tools in the order the model saw them, from its recorded config and custom tools; `custom` marks the latter, `server` an MCP server's. */
+function runTools(config: Record<string, unknown>, customTools: readonly ToolSpec[] | undefined): RunTool[] {
   const named = Array.isArray(config['tools']) ? config['tools'].filter((name): name is string => typeof name === 'string') : [];
-  const custom = new Set((customTools ?? []).map((tool) => tool.name));
-  return [...named, ...[...custom].filter((name) => !named.includes(name))].map((name) => ({ name, custom: custom.has(name) }));
+  const custom = new Map((customTools ?? []).map((tool) => [tool.name, tool]));
+  return [...named, ...[...custom.keys()].filter((name) => !named.includes(name))].map((name) => {
+    const server = custom.get(name)?.mcp?.server;
+    return { name, custom: custom.has(name), ...(server === undefined ? {} : { server }) };
+  });
 }
 
 /**
@@ -130,7 +148,11 @@ function toolRows(config: Record<string, unknown>, customTools: readonly ToolSpe
   const tools = runTools(config, customTools);
   const modules = Array.isArray(config['toolModules']) ? config['toolModules'].map(String) : [];
   const rows: string[][] = [];
-  if (tools.length > 0) rows.push(['tools', tools.map((tool) => (tool.custom ? `${tool.name} (custom)` : tool.name)).join(', ')]);
+  const shown = (tool: (typeof tools)[number]): string => {
+    if (tool.server !== undefined) return `${tool.name}${serverMark(tool.name, tool.server)}`;
+    return tool.custom ? `${tool.name} (custom)` : tool.name;
+  };
+  if (tools.length > 0) rows.push(['tools', tools.map(shown).join(', ')]);
   if (modules.length > 0) {
     const how = customTools === undefined
       ? "their tools' definitions are not recorded: replay with --config <file> that loads them"
@@ -144,4 +166,5 @@ const RECORDED_BY: Record<RunSource, string> = {
   cli: 'agentctl (the built-in agent)',
   library: 'the library (a recording fetch)',
   proxy: 'agentctl proxy',
+  mcp: 'agentctl mcp (an MCP server\'s traffic)',
 };

@@ -5,7 +5,7 @@ import { UNSEEN_DIFFERENCE } from '../../replay/request-difference.js';
 import { DiffTextReport, summaryLine } from './diff-report.js';
 
 const side = (over: Partial<StepSummary> = {}): StepSummary => ({
-  events: 3, user: [], model: null, modelErrors: 0, tools: [], decisions: [], states: [], warnings: [], end: null, ...over,
+  events: 3, user: [], model: null, modelErrors: 0, tools: [], mcp: [], decisions: [], states: [], warnings: [], end: null, ...over,
 });
 const same = (step: number): StepDiff => ({ step, same: true, a: side(), b: side() });
 

@@ -3,7 +3,8 @@
  * ("steps 0–2  =  identical"); a differing step shows what each side did, stacked (A lines, then B
  * lines); the first differing step also shows its first differing event and field side by side.
  * Ids are compared by position (replay/id-labels.ts), so a differing id shows as its label
- * (`call#2.0`), with a line saying what that is. What the runs hold (tasks, answers, tool output,
+ * (`call#2.0`), with a line saying what that is. An MCP tool is marked with its server, as
+ * everywhere (mcp/event-text.ts). What the runs hold (tasks, answers, tool output,
  * field names) is shown with its control characters as escapes (core/terminal-text.ts).
  */
 import { printableLine } from '../../core/terminal-text.js';
@@ -15,6 +16,7 @@ import type { EventDifference, RunDiffSummary, StepDiff } from '../../replay/run
 import { ID_LABEL_TEXT } from '../../replay/id-labels.js';
 import { UNSEEN_DIFFERENCE } from '../../replay/request-difference.js';
 import { clip, runOutcome } from '../format.js';
+import { toolLabel } from '../../mcp/event-text.js';
 import { count } from '../../core/plural.js';
 
 /** Rules that only say "nothing to see here"; every other decision (blocks, skips, near-misses) is shown. */
@@ -97,8 +99,9 @@ function sideLines(name: string, step: number, side: StepSummary | null): string
   }
   for (const tool of side.tools) {
     const outcome = tool.status === null ? 'no result' : `${tool.status}${tool.output === null ? '' : ` "${clip(tool.output, 60)}"`}`;
-    parts.push(`tool ${tool.tool} → ${outcome}`);
+    parts.push(`tool ${toolLabel(tool.tool, tool.server)} → ${outcome}`);
   }
+  for (const exchange of side.mcp) parts.push(`mcp ${clip(exchange, 100)}`);
   for (const decision of side.decisions.filter(notable)) parts.push(`guard ${decisionText(decision)}`);
   const routine = side.decisions.filter((d) => !notable(d)).length;
   if (routine > 0) parts.push(`guard ${count(routine, 'routine pass', 'routine passes')}`);
@@ -132,6 +135,9 @@ function differenceLines(difference: EventDifference): string[] {
     lines.push("    (only the requests' hashes differ: they cover what the tape does not show, such as the tools' definitions; the hashes are shown)");
   } else if (difference.typeA === 'llm_request' && /^messages\[\d+\]$/.test(difference.path)) {
     lines.push("    (the conversations differ from this message on, which an earlier step sent; the requests' hashes are shown)");
+  }
+  if ((difference.typeA === 'tool_call' || difference.typeA === 'tool_result') && difference.path === 'server') {
+    lines.push('    (the tool is another MCP server\'s, or an MCP tool on one side only)');
   }
   if ([difference.a, difference.b].some((value) => ID_LABEL_TEXT.test(JSON.stringify(value) ?? ''))) {
     lines.push('    (ids are compared by position: call#S.N stands for the N-th new tool-call id of step S on that side, id#S.N for other ids)');

@@ -1,7 +1,9 @@
 /**
  * One readable line per RunEvent, for the plain-text reporter (non-TTY output, `record` and `replay`
  * without the TUI). Returns null for events that are not worth a line of their own (stream chunks,
- * checkpoints): the text stays a step log a person can read top to bottom. Every field of an event
+ * checkpoints, the end of an MCP handshake): the text stays a step log a person can read top to
+ * bottom. An MCP tool's call and result name its server, and an MCP message other than a tool call
+ * is one line, its method and how it was answered (mcp/event-text.ts). Every field of an event
  * can come from a tape, a model or a file, so the line shows their control characters as escapes
  * (core/terminal-text.ts): one event is one line, and nothing in it drives the terminal.
  */
@@ -10,6 +12,7 @@ import { printableLine } from '../../core/terminal-text.js';
 import { VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
 import { clip } from '../format.js';
 import { count } from '../../core/plural.js';
+import { exchangeText, isQuietExchange, toolLabel } from '../../mcp/event-text.js';
 
 export function eventLine(event: RunEvent): string | null {
   const line = describe(event);
@@ -43,12 +46,12 @@ function describe(event: RunEvent): string | null {
       return `${at} ← assistant${text}${tools} (${finishReason}, ${usage.inputTokens}/${usage.outputTokens} tokens)`;
     }
     case 'tool_call':
-      return `${at}   call ${event.tool} ${clip(event.arguments, 80)}`;
+      return `${at}   call ${toolLabel(event.tool, event.server)} ${clip(event.arguments, 80)}`;
     case 'guardrail':
       // An analysed decision says so first: it is what the guardrails would have decided, not what happened.
       return `${at}   ${event.analysis === true ? 'analysis · ' : ''}${VERDICT_GLYPHS[event.verdict]} ${event.verdict} ${event.gate}/${event.rule}${event.tool === undefined ? '' : ` ${event.tool}`}: ${event.reason}`;
     case 'tool_result':
-      return `${at}   ${event.status} ${event.tool}: ${clip(event.output, 80)}`;
+      return `${at}   ${event.status} ${toolLabel(event.tool, event.server)}: ${clip(event.output, 80)}`;
     case 'budget':
       return event.nearBudget ? `${at} budget: near the limit (${count(event.inputTokens + event.outputTokens, 'token')}, cost $${event.cost.toFixed(4)})` : null;
     case 'checkpoint':
@@ -58,7 +61,7 @@ function describe(event: RunEvent): string | null {
     case 'http_exchange':
       return `${at} ${event.method} ${event.path} → ${event.response.status}`;
     case 'mcp_exchange':
-      return `${at}   mcp:${event.server} ${event.from === 'server' ? '← ' : ''}${event.method}${event.reply?.error === undefined ? '' : ` → error ${event.reply.error.code}: ${clip(event.reply.error.message, 80)}`}`;
+      return isQuietExchange(event) ? null : `${at}   mcp ${event.server} ${clip(exchangeText(event), 120)}`;
     case 'divergence':
       return `${at} ${event.expected ? 'expected ' : ''}divergence (${event.kind}): ${event.message}`;
     case 'run_end':

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createRedactor } from '../../core/redact.js';
 import type { McpLink } from '../link.js';
 import { LineSplitter, type JsonRpcMessage } from '../protocol.js';
@@ -104,8 +104,15 @@ export interface Wrapped {
   close(): Promise<number>;
 }
 
+export interface ClientSetup {
+  /** What the client says it can do (sampling, roots). */
+  capabilities?: ClientCapabilities;
+  /** Called before the client connects: its request handlers. */
+  prepare?(client: Client): void;
+}
+
 /** The wrapper with `link` and `upstream`, and the SDK's client connected to it (the handshake done). */
-export async function wrapped(link: McpLink, upstream: McpUpstream, server = 'srv'): Promise<Wrapped> {
+export async function wrapped(link: McpLink, upstream: McpUpstream, server = 'srv', setup: ClientSetup = {}): Promise<Wrapped> {
   const input = new PassThrough();
   const output = new PassThrough();
   const lines: string[] = [];
@@ -117,7 +124,8 @@ export async function wrapped(link: McpLink, upstream: McpUpstream, server = 'sr
   }) as typeof output.write;
   const redact = createRedactor({ patterns: link.redact });
   const exit = runStdioWrapper({ server, link, upstream, input, output, redact, note: (line) => notes.push(line) });
-  const client = new Client({ name: 'agentctl-test', version: '1.0.0' });
+  const client = new Client({ name: 'agentctl-test', version: '1.0.0' }, { capabilities: setup.capabilities ?? {} });
+  setup.prepare?.(client);
   await client.connect(new StreamTransport(input, output));
   return {
     client,

@@ -38,6 +38,15 @@ const message = fc.oneof(
   fc.record({ role: fc.constant('tool' as const), tool_call_id: text, content: text }),
 );
 const finishReason = fc.constantFrom(...finishReasonSchema.options);
+const server = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
+const mcpReply = fc.record(
+  {
+    result: json,
+    error: fc.record({ code: fc.integer({ min: -32768, max: 32767 }), message: text, data: fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<unknown> }, { requiredKeys: ['code', 'message'] }),
+    notifications: fc.array(fc.record({ method: text, params: json }, { requiredKeys: ['method'] }), { maxLength: 2 }),
+  },
+  { requiredKeys: [] },
+);
 const usage = fc.record({ inputTokens: nat, outputTokens: nat });
 
 type Body = Omit<RunEvent, 'seq' | 'step' | 't'>;
@@ -75,7 +84,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
     response: fc.record({ message: assistant, finishReason, usage }),
     durationMs: time,
   }),
-  fc.record({ type: fc.constant('tool_call' as const), callId: text, tool: text, arguments: text, key: text }),
+  fc.record({ type: fc.constant('tool_call' as const), callId: text, tool: text, arguments: text, key: text, server }, { requiredKeys: ['type', 'callId', 'tool', 'arguments', 'key'] }),
   fc.record(
     {
       type: fc.constant('guardrail' as const),
@@ -91,7 +100,14 @@ const body: fc.Arbitrary<Body> = fc.oneof(
     },
     { requiredKeys: ['type', 'gate', 'verdict', 'rule', 'counters', 'reason'] },
   ),
-  fc.record({ type: fc.constant('tool_result' as const), callId: text, tool: text, status: fc.constantFrom(...toolOutcomeStatusSchema.options), output: text, durationMs: time }),
+  fc.record(
+    { type: fc.constant('tool_result' as const), callId: text, tool: text, status: fc.constantFrom(...toolOutcomeStatusSchema.options), output: text, durationMs: time, server, mcp: mcpReply },
+    { requiredKeys: ['type', 'callId', 'tool', 'status', 'output', 'durationMs'] },
+  ),
+  fc.record(
+    { type: fc.constant('mcp_exchange' as const), server, from: fc.constantFrom('client', 'server' as const), method: text, params: json, reply: mcpReply, durationMs: time },
+    { requiredKeys: ['type', 'server', 'from', 'method'] },
+  ),
   fc.record({ type: fc.constant('budget' as const), inputTokens: nat, outputTokens: nat, cost: time, nearBudget: fc.boolean() }),
   fc.record({ type: fc.constant('checkpoint' as const), guardrails: json }),
   fc.record({ type: fc.constant('warning' as const), message: text }),
@@ -157,6 +173,7 @@ export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> 
     ];
     if (draft.end !== undefined) events.push({ ...draft.end, seq: events.length, step: steps.at(-1) ?? 0, t: 0 });
     rehash(events, parseConfig(draft.config, 'test config'));
+    answerOwnServers(events);
     const meta: RunMeta = {
       id: draft.id,
       kind: draft.kind,
@@ -178,6 +195,24 @@ export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> 
     if (draft.withCount || draft.end !== undefined) meta.eventCount = events.length;
     return { meta, events };
   });
+
+/**
+ * Make each tool result name the server of the open call it answers (tape/mcp-checks.ts): the
+ * server of the first unanswered call with its id, or, for a result no call is open for, its own
+ * (one with an MCP reply always names one).
+ */
+function answerOwnServers(events: RunEvent[]): void {
+  const open = new Map<string, (string | undefined)[]>();
+  for (const event of events) {
+    if (event.type === 'tool_call') open.set(event.callId, [...(open.get(event.callId) ?? []), event.server]);
+    if (event.type !== 'tool_result') continue;
+    const servers = open.get(event.callId);
+    const answered = servers === undefined || servers.length === 0 ? (event.mcp === undefined ? event.server : (event.server ?? 'mcp')) : servers.shift();
+    if (answered === undefined) delete event.server;
+    else event.server = answered;
+    if (event.server === undefined) delete event.mcp;
+  }
+}
 
 /** Give every request a prefix its previous request had, and the hash of the request its deltas build. */
 function rehash(events: RunEvent[], recorded: AgentConfig): void {

@@ -4,12 +4,15 @@
  * decision of each tool call in pipeline order with its counters and threshold, the tool outcome,
  * state changes, and divergences with recorded and replayed side by side. An analysed run's decisions
  * come under a line that says what they are, each marked `?`. Collapsed, long text is cut to a few
- * lines; expanded (Enter), it is shown whole.
+ * lines; expanded (Enter), it is shown whole. An MCP tool's call names its server; the MCP messages
+ * that are not tool calls (the handshake, listings, notifications) are quiet: collapsed, a run of
+ * them is one dim line of methods and answers; expanded, each is a line with its params and reply.
  */
 import type { Verdict } from '../../core/decisions.js';
-import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../../core/events.js';
+import type { DivergenceEvent, GuardrailEvent, McpExchangeEvent, RunEvent } from '../../core/events.js';
 import type { ChatMessage } from '../../core/messages.js';
 import { ANALYSIS_GLYPH, DIVERGENCE_GLYPHS, VERDICT_GLYPHS } from '../../core/verdict-glyphs.js';
+import { exchangeText, isQuietExchange, SERVER_ENDED, toolLabel } from '../../mcp/event-text.js';
 import { describeDecision } from '../../replay/decision-change.js';
 import type { StepRow } from './step-row.js';
 import { padCells, wrap, wrapHanging } from './text.js';
@@ -66,7 +69,18 @@ export function detailLines(row: StepRow, options: DetailOptions): DetailLine[] 
   out.line(title.join(' · '), 'heading');
   let chunks = 0;
   let analysisNoted = false;
+  let exchanges: McpExchangeEvent[] = [];
   for (const event of row.events) {
+    // Collapsed, a run of one server's exchanges waits to be folded into one line.
+    const folds = event.type === 'mcp_exchange' && !options.expanded;
+    if (exchanges.length > 0 && !(folds && exchanges[0]?.server === event.server)) {
+      foldedExchanges(out, exchanges);
+      exchanges = [];
+    }
+    if (folds) {
+      exchanges.push(event);
+      continue;
+    }
     if (event.type === 'guardrail' && event.analysis === true && !analysisNoted) {
       out.line(ANALYSIS_NOTE, 'heading');
       analysisNoted = true;
@@ -82,7 +96,26 @@ export function detailLines(row: StepRow, options: DetailOptions): DetailLine[] 
     }
     render(out, event, 0);
   }
+  if (exchanges.length > 0) foldedExchanges(out, exchanges);
   return out.lines;
+}
+
+/** Exchanges with one server in a row, collapsed: `MCP files: initialize → ok (…) · tools/list → 2 tools` (the quiet ones left out). */
+function foldedExchanges(out: DetailWriter, exchanges: readonly McpExchangeEvent[]): void {
+  const shown = exchanges.filter((e) => !isQuietExchange(e));
+  if (shown.length === 0) return;
+  const failed = shown.some((e) => e.reply?.error !== undefined || e.method === SERVER_ENDED);
+  out.line(`MCP ${shown[0]?.server ?? ''}: ${shown.map(exchangeText).join(' · ')}`, failed ? 'error' : 'dim');
+}
+
+/** One exchange, expanded: its line, then what was sent and answered. */
+function exchangeLines(out: DetailWriter, event: McpExchangeEvent): void {
+  const failed = event.reply?.error !== undefined || event.method === SERVER_ENDED;
+  out.line(`MCP ${event.server} ${exchangeText(event)}${event.durationMs === undefined || event.durationMs <= 0 ? '' : `, ${seconds(event.durationMs)}`}`, failed ? 'error' : 'dim');
+  if (event.params !== undefined) out.text(`params: ${JSON.stringify(event.params)}`, 'dim', 4);
+  const { reply } = event;
+  if (reply?.result !== undefined) out.text(`result: ${JSON.stringify(reply.result)}`, 'dim', 4);
+  for (const note of reply?.notifications ?? []) out.text(`${note.method}${note.params === undefined ? '' : ` ${JSON.stringify(note.params)}`}`, 'dim', 4);
 }
 
 function render(out: DetailWriter, event: RunEvent, chunks: number): void {
@@ -128,7 +161,7 @@ function render(out: DetailWriter, event: RunEvent, chunks: number): void {
       if (event.nearBudget) out.line(`! Near the budget: ${event.inputTokens} in / ${event.outputTokens} out tokens, cost $${event.cost.toFixed(4)}`, 'warn');
       return;
     case 'tool_call':
-      out.line(`Call ${event.tool}  (${event.callId})`, 'heading');
+      out.line(`Call ${toolLabel(event.tool, event.server)}  (${event.callId})`, 'heading');
       out.text(event.arguments, 'normal', 2);
       return;
     case 'guardrail':
@@ -145,6 +178,9 @@ function render(out: DetailWriter, event: RunEvent, chunks: number): void {
       return;
     case 'http_exchange':
       out.line(`HTTP ${event.method} ${event.path} → ${event.response.status}`, event.response.status < 400 ? 'dim' : 'error');
+      return;
+    case 'mcp_exchange':
+      exchangeLines(out, event);
       return;
     case 'divergence':
       divergenceLines(out, event);

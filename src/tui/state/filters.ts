@@ -1,5 +1,5 @@
 /**
- * Which timeline rows a verdict filter keeps, and text search: over a step's events (which steps
+ * Which timeline rows a filter keeps (by verdict, divergence, or MCP activity), and text search: over a step's events (which steps
  * match), and over its detail lines as drawn (which line to show, what to highlight). All pure, and
  * they read the rows as they are (no per-row text is cached: memory stays bounded by the events).
  */
@@ -7,22 +7,25 @@ import type { RunEvent } from '../../core/events.js';
 import type { DetailLine } from './detail-lines.js';
 import type { StepRow } from './step-row.js';
 
-/** The `f` key cycles through these, in order. */
-export const FILTERS = ['all', 'decisions', 'blocks', 'divergences'] as const;
+/** The `f` key cycles through these, in order (`mcp` only in a run with MCP calls or messages). */
+export const FILTERS = ['all', 'decisions', 'blocks', 'divergences', 'mcp'] as const;
 export type Filter = (typeof FILTERS)[number];
 
 /** Short names for the timeline's title, where space is scarce. */
-export const FILTER_SHORT: Readonly<Record<Filter, string>> = { all: 'all', decisions: 'not allow', blocks: 'blocks+skips', divergences: 'diverged' };
+export const FILTER_SHORT: Readonly<Record<Filter, string>> = { all: 'all', decisions: 'not allow', blocks: 'blocks+skips', divergences: 'diverged', mcp: 'mcp' };
 
 export const FILTER_LABELS: Readonly<Record<Filter, string>> = {
   all: 'all steps',
   decisions: 'decisions other than allow',
   blocks: 'blocks and skips',
   divergences: 'divergences',
+  mcp: 'MCP tool calls and messages',
 };
 
-export function nextFilter(filter: Filter): Filter {
-  return FILTERS[(FILTERS.indexOf(filter) + 1) % FILTERS.length] ?? 'all';
+/** The filter after `filter`; the `mcp` one is passed over for a run with no MCP step. */
+export function nextFilter(filter: Filter, rows: readonly StepRow[] = []): Filter {
+  const next = FILTERS[(FILTERS.indexOf(filter) + 1) % FILTERS.length] ?? 'all';
+  return next === 'mcp' && !rows.some((row) => row.mcp) ? 'all' : next;
 }
 
 export function rowPasses(row: StepRow, filter: Filter): boolean {
@@ -36,6 +39,8 @@ export function rowPasses(row: StepRow, filter: Filter): boolean {
       return row.verdicts.has('block') || row.verdicts.has('skip');
     case 'divergences':
       return row.divergence !== 'none' || row.changedDecisions > 0;
+    case 'mcp':
+      return row.mcp;
   }
 }
 
@@ -75,7 +80,9 @@ function eventMatches(event: RunEvent, pattern: RegExp): boolean {
     case 'llm_error':
       return pattern.test(event.message);
     case 'tool_call':
-      return pattern.test(event.tool) || pattern.test(event.arguments);
+      return pattern.test(event.tool) || pattern.test(event.arguments) || (event.server !== undefined && pattern.test(event.server));
+    case 'mcp_exchange':
+      return pattern.test(event.server) || pattern.test(event.method);
     case 'tool_result':
       return pattern.test(event.output);
     case 'guardrail':

@@ -120,7 +120,7 @@ export const HELP_ROWS: readonly HelpRow[] = [
   { actions: ['toggleExpand'], help: 'expand or collapse long text' },
   { actions: ['search'], help: "search the steps' text (Enter searches, Esc cancels)" },
   { actions: ['nextMatch', 'prevMatch'], help: 'next / previous search match' },
-  { actions: ['cycleFilter'], help: 'filter: all → not allowed → blocks → diverged' },
+  { actions: ['cycleFilter'], help: 'filter: all → not allowed → blocks → diverged (→ mcp)' },
   { actions: ['nextDivergence'], help: 'next divergence or changed decision' },
   { actions: ['toggleFollow'], help: 'live: follow the newest step, or pause' },
   { actions: ['copy', 'writeFile'], help: "copy the step's text (OSC 52) / write it to a file" },

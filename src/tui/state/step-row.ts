@@ -9,6 +9,7 @@
 import type { Verdict } from '../../core/decisions.js';
 import type { DivergenceEvent, GuardrailEvent, RunEvent } from '../../core/events.js';
 import { VERDICT_SEVERITY } from '../../core/verdict-glyphs.js';
+import { namesMcpTool, toolLabel } from '../../mcp/event-text.js';
 import { callText } from './call-text.js';
 
 /** A glyph on a row: a guardrail verdict, a divergence (expected or not), or where the analysed verdicts begin. */
@@ -22,7 +23,7 @@ export interface StepRow {
   step: number;
   /** Every event of the step, in order (the detail pane reads them). */
   events: readonly RunEvent[];
-  /** The model's action in a few words: its first tool call with its arguments, or the answer's first words. */
+  /** The model's action in a few words: its first tool call with its arguments (an MCP tool's marked with its server), or the answer's first words. */
   action: string;
   /** Tool calls of the step after the first (the timeline shows `+N`). */
   moreCalls: number;
@@ -34,6 +35,8 @@ export interface StepRow {
   /** Decisions whose verdict changed against the recording (what-if). */
   changedDecisions: number;
   patched: boolean;
+  /** The step holds MCP tool calls or MCP messages (for the `mcp` filter). */
+  mcp: boolean;
 }
 
 /** Divergence kinds that are news about the run; a resync is good news and shows in the detail only. */
@@ -75,9 +78,12 @@ export function summarizeStep(step: number, events: readonly RunEvent[]): StepRo
   let divergence: StepRow['divergence'] = 'none';
   let changedDecisions = 0;
   let patched = false;
+  let mcp = false;
   for (const event of events) {
+    if (event.type === 'mcp_exchange') mcp = true;
     if (event.type === 'tool_call') {
       recorded.call(event.callId);
+      if (event.server !== undefined) mcp = true;
     } else if (event.type === 'guardrail') {
       verdicts.add(event.verdict);
       (event.analysis === true ? analysed : recorded).decision(event);
@@ -94,7 +100,7 @@ export function summarizeStep(step: number, events: readonly RunEvent[]): StepRo
   if (divergence !== 'none') callMarks.push({ kind: 'divergence', expected: divergence === 'expected' });
   const analysis = [...analysed.calls(), ...analysed.steps()];
   const marks: Mark[] = [...callMarks, ...recorded.steps(), ...(analysis.length === 0 ? [] : [{ kind: 'analysis' } as const, ...analysis])];
-  return { step, events, ...actionOf(events), marks, verdicts, divergence, changedDecisions, patched };
+  return { step, events, ...actionOf(events), marks, verdicts, divergence, changedDecisions, patched, mcp };
 }
 
 /** "read_file config/server.json" (and how many calls follow it), "“The port is 8080”", "model error", "waiting for the model…". */
@@ -110,7 +116,7 @@ export function actionOf(events: readonly RunEvent[]): { action: string; moreCal
       const calls = event.response.message.tool_calls ?? [];
       const first = calls[0];
       moreCalls = Math.max(0, calls.length - 1);
-      if (first !== undefined) action = callText(first.function.name, first.function.arguments);
+      if (first !== undefined) action = callText(mcpLabel(first.function.name, events), first.function.arguments);
       else {
         const text = (event.response.message.content ?? '').replace(/\s+/g, ' ').trim();
         action = text === '' ? `(empty answer, ${event.response.finishReason})` : `“${text}”`;
@@ -120,4 +126,10 @@ export function actionOf(events: readonly RunEvent[]): { action: string; moreCal
   if (action !== null) return { action, moreCalls };
   const end = events.find((e) => e.type === 'run_end');
   return { action: failed ? 'model error' : requested ? 'waiting for the model…' : end === undefined ? 'starting' : end.state.toLowerCase(), moreCalls: 0 };
+}
+
+/** The name of a call the model asked for, marked with its MCP server when one of the step's tool calls is of that server's tool by that name. */
+function mcpLabel(name: string, events: readonly RunEvent[]): string {
+  const run = events.find((e) => e.type === 'tool_call' && e.server !== undefined && namesMcpTool(name, e.tool, e.server));
+  return run?.type === 'tool_call' ? toolLabel(name, run.server) : name;
 }

@@ -230,7 +230,7 @@ function onKey(state: TuiState, action: KeyAction): TuiState {
       return select({ ...next, view: { ...view, follow, notice: follow ? 'following the newest step' : 'paused: the selection stays' } }, selected);
     }
     case 'cycleFilter': {
-      const filter = nextFilter(view.filter);
+      const filter = nextFilter(view.filter, state.model.rows);
       const rows = visibleRows(state.model.rows, filter);
       const selected = rows.find((i) => i >= view.selected) ?? rows[rows.length - 1] ?? view.selected;
       const notice = `filter: ${FILTER_LABELS[filter]}${rows.length === 0 ? ' (no step matches)' : ''}`;

@@ -1,0 +1,116 @@
+/**
+ * A tape's MCP events as the one reader every command uses checks them: a tape of MCP calls as the
+ * recorders write them reads; one changed to say what no recording says is refused with exit 9 at
+ * the line at fault.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TapeFormatError } from '../core/errors.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunMeta } from '../core/run-meta.js';
+import { mcpAgentRun, mcpBuiltInRun } from '../replay/test-support/mcp-runs.js';
+import { tapeArbitrary } from './test-support/arbitraries.js';
+import { openTapeFile, validateTapeFile } from './tape-file.js';
+
+const DEMO = fileURLToPath(new URL('../../tapes/demo-loop.tape.jsonl', import.meta.url));
+
+let dir: string;
+let n = 0;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-mcp-checks-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const text = (meta: unknown, events: readonly unknown[]): string =>
+  [{ format: 'agentctl-tape', version: 1, run: meta }, ...events].map((v) => JSON.stringify(v)).join('\n') + '\n';
+
+async function read(content: string): Promise<number> {
+  const path = join(dir, `t${n++}.tape.jsonl`);
+  await writeFile(path, content);
+  return validateTapeFile(await openTapeFile(path));
+}
+
+async function refused(content: string): Promise<TapeFormatError> {
+  const error = await read(content).then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(TapeFormatError);
+  expect((error as TapeFormatError).exitCode).toBe(9);
+  return error as TapeFormatError;
+}
+
+/** The golden demo tape (a real recording of the built-in agent): its header and events. */
+async function demo(): Promise<{ header: { run: RunMeta }; events: Record<string, unknown>[] }> {
+  const [header, ...events] = (await readFile(DEMO, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { header: header as { run: RunMeta }, events };
+}
+
+const run = mcpAgentRun([{ calls: [{ tool: 'read_file' }, { tool: 'write_file', args: { path: 'b' } }] }]);
+const lineOf = (events: readonly RunEvent[], find: (e: RunEvent) => boolean): number => events.findIndex(find) + 2;
+
+describe('MCP events on a tape', () => {
+  it('a run with MCP calls and exchanges as agentctl mcp records them reads, and so does a built-in run whose call and result name their server', async () => {
+    expect(await read(text(run.meta, run.events))).toBe(run.events.length);
+    const builtIn = mcpBuiltInRun([{ calls: [{ tool: 'read_file' }, { tool: 'write_file' }] }]);
+    expect(await read(text(builtIn.meta, builtIn.events))).toBe(builtIn.events.length);
+    const { header, events } = await demo();
+    const both = events.map((e) => (e.callId === 'call_0_0' && (e.type === 'tool_call' || e.type === 'tool_result') ? { ...e, server: 'files' } : e));
+    expect(await read(text(header.run, both))).toBe(events.length);
+  });
+
+  it('refuses a tool_result with an MCP reply but no server, at its line', async () => {
+    const events = run.events.map((e) => (e.type === 'tool_result' && e.tool === 'write_file' ? { ...e, server: undefined } : e));
+    const failure = await refused(text(run.meta, events));
+    expect(failure.line).toBe(lineOf(events, (e) => e.type === 'tool_result' && e.tool === 'write_file'));
+    expect(failure.detail).toBe('tool_result mcp_1 holds an MCP reply (mcp) but names no server: every MCP call is recorded with its server');
+  });
+
+  it('refuses a tool_result that names another server than its tool_call, or none where it named one', async () => {
+    const other = run.events.map((e) => (e.type === 'tool_result' && e.callId === 'mcp_0' ? { ...e, server: 'docs' } : e));
+    const failure = await refused(text(run.meta, other));
+    expect(failure.line).toBe(lineOf(other, (e) => e.type === 'tool_result' && e.callId === 'mcp_0'));
+    expect(failure.detail).toBe("tool_result mcp_0 names server 'docs', its tool_call server 'files': a result answers a call of the same server");
+    const { header, events } = await demo();
+    const callOnly = events.map((e) => (e.callId === 'call_0_0' && e.type === 'tool_call' ? { ...e, server: 'files' } : e));
+    const none = await refused(text(header.run, callOnly));
+    expect(none.detail).toBe("tool_result call_0_0 names no server, its tool_call server 'files': a result answers a call of the same server");
+    expect(none.line).toBe(events.findIndex((e) => e.callId === 'call_0_0' && e.type === 'tool_result') + 2);
+  });
+
+  it('accepts two calls with one id answered in the other order, each by its own server', async () => {
+    const events = run.events.map((e) => ('callId' in e && e.callId === 'mcp_1' ? { ...e, callId: 'mcp_0' } : e));
+    const [first, second] = [events.findIndex((e) => e.type === 'tool_result'), events.findLastIndex((e) => e.type === 'tool_result')];
+    const swapped = events.slice();
+    swapped[first] = { ...(events[second] as RunEvent), seq: first };
+    swapped[second] = { ...(events[first] as RunEvent), seq: second };
+    expect(await read(text(run.meta, swapped))).toBe(run.events.length);
+  });
+
+  it('refuses an mcp_exchange in a run of the built-in agent (source cli), at its line', async () => {
+    const { header, events } = await demo();
+    expect(header.run.source).toBe('cli');
+    const at = events.findIndex((e) => e.type === 'budget');
+    const { seq, step, t } = events[at] as { seq: number; step: number; t: number };
+    events[at] = { type: 'mcp_exchange', seq, step, t, server: 'files', from: 'client', method: 'tools/list', params: {}, reply: { result: { tools: [] } } };
+    const failure = await refused(text(header.run, events));
+    expect(failure.line).toBe(at + 2);
+    expect(failure.detail).toMatch(/^an mcp_exchange in a run of the built-in agent/);
+  });
+});
+
+describe('the tape arbitrary of the property tests', () => {
+  it('makes MCP exchanges, servers and MCP replies, in tapes that read', async () => {
+    const tapes = fc.sample(tapeArbitrary, { numRuns: 300, seed: 33 });
+    const events = tapes.flatMap((tape) => tape.events);
+    expect(events.some((e) => e.type === 'mcp_exchange' && e.reply !== undefined)).toBe(true);
+    expect(events.some((e) => e.type === 'tool_call' && e.server !== undefined)).toBe(true);
+    expect(events.some((e) => e.type === 'tool_result' && e.mcp !== undefined)).toBe(true);
+    await fc.assert(fc.asyncProperty(tapeArbitrary, async ({ meta, events: list }) => {
+      expect(await read(text(meta, list))).toBe(list.length);
+    }), { numRuns: 60 });
+  });
+});
