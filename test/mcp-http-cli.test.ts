@@ -126,6 +126,28 @@ describe('agentctl mcp --url', () => {
     expect(replaying.stderr()).toContain('served 3 of 3 recorded MCP tool calls');
   });
 
+  it('on SIGINT with a call under way, ends the session and writes the call as the client got it: no answer', async () => {
+    const server = await everything();
+    const tape = join(dir, 'cut.tape.jsonl');
+    const recording = await startMcp(['--name', 'everything', '--record', tape, '--url', server.url]);
+    const client = new Client({ name: 'agentctl-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(recording.url)));
+    let progressed: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (progressed = resolve));
+    const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 600, steps: 600 } }, undefined, { onprogress: () => progressed() });
+    call.catch(() => undefined);
+    await first;
+    expect(await stop(recording.child)).toBe(0);
+    await client.close();
+    const lines = await tapeLines(tape);
+    expect(lines.find((e) => e['type'] === 'tool_result')).toMatchObject({
+      tool: 'trigger-long-running-operation',
+      server: 'everything',
+      status: 'error',
+      output: "agentctl: the client went away before MCP server 'everything' answered",
+    });
+  });
+
   it('refuses a request from a web page (an Origin not of this machine) with 403', async () => {
     const tape = join(dir, 'origin.tape.jsonl');
     const { child, url } = await startMcp(['--record', tape, '--url', 'http://127.0.0.1:9/mcp']);
@@ -193,6 +215,32 @@ describe('agentctl run --mcp-url', () => {
     expect(replayed.stderr).toContain('served 2 of 2 recorded MCP tool calls');
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout)).toEqual(output);
+  });
+
+  it('a session the command leaves open ends with the run: a call under way written as unanswered', async () => {
+    const server = await everything();
+    const file = join(dir, 'leaves.mjs');
+    await writeFile(
+      file,
+      `import { Client } from ${JSON.stringify(pathToFileURL(SDK.resolve('@modelcontextprotocol/sdk/client/index.js')).href)};
+import { StreamableHTTPClientTransport } from ${JSON.stringify(pathToFileURL(SDK.resolve('@modelcontextprotocol/sdk/client/streamableHttp.js')).href)};
+const client = new Client({ name: 'agent', version: '1.0.0' });
+await client.connect(new StreamableHTTPClientTransport(new URL(process.env.AGENTCTL_MCP_URL_EVERYTHING)));
+await new Promise((resolve) => {
+  client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 600, steps: 600 } }, undefined, { onprogress: resolve }).catch(() => undefined);
+});
+process.exit(0);
+`,
+    );
+    const tape = join(dir, 'leaves.tape.jsonl');
+    const result = await runCli(['run', '--record', tape, '--mcp-url', `everything=${server.url}`, '--', process.execPath, file], { env: BASE_ENV });
+    expect(result.code).toBe(0);
+    const lines = await tapeLines(tape);
+    expect(lines.find((e) => e['type'] === 'tool_result')).toMatchObject({
+      tool: 'trigger-long-running-operation',
+      status: 'error',
+      output: "agentctl: the client went away before MCP server 'everything' answered",
+    });
   });
 
   it('--help of both commands names the flags', async () => {
