@@ -34,7 +34,7 @@ const mcp = (args: string[], env: Record<string, string | undefined> = {}) => ru
 describe('agentctl mcp: its flags', () => {
   it('each bad combination is one agentctl: line and exit 2, nothing on standard output (the MCP channel)', async () => {
     const cases: Array<[string[], string]> = [
-      [['--record', 'a.tape.jsonl'], 'agentctl: no MCP server to run: give its command after --'],
+      [['--record', 'a.tape.jsonl'], 'agentctl: no MCP server to run: give its command after --, or its URL with --url'],
       [['--', 'node', 'server.js'], 'agentctl: say what to do with the tape: --record <name|file>, --replay <run|file> or --tape <name|file>'],
       [['--record', 'a.tape.jsonl', '--replay', 'b.tape.jsonl', '--', 'node'], 'agentctl: --record and --replay do not go together'],
       [['--record', 'a.tape.jsonl', '--mode', 'replay', '--', 'node'], 'agentctl: --mode goes with --tape, not --record'],

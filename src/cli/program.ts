@@ -214,6 +214,7 @@ export function buildProgram(): Command {
     .option('--upstream <url>', 'where OpenAI calls go when recording (default: $OPENAI_BASE_URL, else https://api.openai.com/v1); Anthropic calls go to $ANTHROPIC_BASE_URL, else https://api.anthropic.com')
     .option('--strict', 'replay: answer a call the tape has no match for with an HTTP 400 (the default)')
     .option('--no-strict', 'replay: serve it the next recorded call instead (the divergence still exits 7)')
+    .option('--mcp-url <name=url>', 'a streamable HTTP MCP server, served on the run\'s proxy at /mcp/<name> with its traffic on the tape; the command gets the address in $AGENTCTL_MCP_URL_<NAME> (repeatable)', collect)
     .action(async (command: string[], _opts: unknown, self: Command) => {
       const { runRun } = await import('./commands/run.js');
       await runRun(command, options(self));
@@ -223,7 +224,7 @@ export function buildProgram(): Command {
     .command('mcp')
     .description("an MCP server's command wrapped for any MCP client: its traffic recorded onto a tape, or served from one without the server (docs/mcp.md)")
     .argument('[command...]', "the server's command and its arguments, after --")
-    .usage('[--name <server>] --record <name|file> | --replay <run|file> | --tape <name|file> [options] -- <command> [args...]')
+    .usage('[--name <server>] --record <name|file> | --replay <run|file> | --tape <name|file> [options] -- <command> [args...] | --url <url> [--port n]')
     .option('--name <server>', "the server's name on the tape (1-48 of A-Z a-z 0-9 _ -); a replay finds its traffic by it", 'mcp')
     .option('--record <name|file>', 'record its traffic onto a new run with this name, or a tape file (*.jsonl[.gz], written when the client goes away)')
     .option('--replay <run|file>', 'answer the client from this run (id, id prefix, name) or tape file, without starting the server unless a call must run live; exit 7 when the client departs from it')
@@ -233,6 +234,9 @@ export function buildProgram(): Command {
     .option('--no-strict', 'replay: report such a request, without failing')
     .option('--allow-side-effects', 'replay: run tool calls the tape has no answer for even when the tool is not read-only')
     .option('--redact <regex>', 'also redact text matching this pattern from the tape (a replay needs the recording\'s) (repeatable)', collect)
+    .option('--url <url>', 'a streamable HTTP server instead of a command: serve a local endpoint in front of it (http://127.0.0.1:<port>/mcp) until SIGINT/SIGTERM')
+    .option('--port <n>', 'with --url: the local endpoint\'s port (default a free one, printed on standard error)')
+    .option('--host <address>', 'with --url: the address the endpoint listens on (default 127.0.0.1)')
     .addHelpText('after', `
 Standard output is the MCP channel: agentctl's own messages go to standard error.
 Under \`agentctl run\` (or a library session's mcpServer()), the wrapper joins the run by itself

@@ -6,10 +6,10 @@
  * breaks off, a body too large) and for the headers the client sends.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpUpstream } from './http-upstream.js';
 import { MAX_MCP_MESSAGE_BYTES } from './protocol.js';
+import { listenLocally } from './test-support/local-http.js';
 import { startEverythingHttp, type EverythingHttp } from './test-support/everything-http.js';
 import { portInbox } from './test-support/port-inbox.js';
 
@@ -89,15 +89,9 @@ async function ownServer(handle: (req: IncomingMessage, res: ServerResponse, bod
       handle(req, res, body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, calls };
+  const { url, close } = await listenLocally(server);
+  cleanups.push(close);
+  return { url, calls };
 }
 
 const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
@@ -184,9 +178,12 @@ describe('httpUpstream against a server of its own', () => {
         res.end();
       }),
     );
-    const { port, ended } = await initialized(server.url);
-    await expect(port.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).rejects.toThrow(/has ended/);
+    const { port, ended, reasons } = await initialized(server.url);
+    // Two calls under way when the session expires: the end is reported once.
+    const sent = await Promise.allSettled([port.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), port.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' })]);
+    expect(sent.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     expect(await ended).toBe('session expired');
+    expect(reasons).toEqual(['session expired']);
   });
 
   it('answers a request the server refused with an HTTP error, and keeps the session', async () => {

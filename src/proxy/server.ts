@@ -55,7 +55,7 @@ export class ProxyServer {
   /** Set when close() cuts what did not finish in time. */
   private cutting = false;
   private handler: ProxyHandler | undefined;
-  private local: LocalHandler | undefined;
+  private readonly locals: LocalHandler[] = [];
   private readonly waiting: Array<() => void> = [];
 
   private constructor(
@@ -91,9 +91,9 @@ export class ProxyServer {
     return (this.server.address() as AddressInfo).port;
   }
 
-  /** Answer the requests `local` owns with it: they are not proxied, nor counted among the requests. */
+  /** Answer the requests `local` owns with it (besides those mounted before): they are not proxied, nor counted among the requests. */
   mount(local: LocalHandler): void {
-    this.local = local;
+    this.locals.push(local);
   }
 
   /** Start answering: requests that arrived before wait for this. */
@@ -103,7 +103,7 @@ export class ProxyServer {
   }
 
   private track(req: IncomingMessage, res: ServerResponse): void {
-    const local = this.local?.owns(req.url) === true ? this.local : undefined;
+    const local = this.locals.find((candidate) => candidate.owns(req.url));
     if (local === undefined) this.requests++;
     const controller = new AbortController();
     const call: InFlight = {

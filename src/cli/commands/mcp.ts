@@ -3,6 +3,8 @@
  * -- <command> [args…]`: a stdio MCP server's command, wrapped, for any MCP client's config. Its
  * standard input and output are the client's MCP channel (src/mcp/stdio-wrapper.ts): the server's
  * traffic is recorded onto a tape, or served from one without starting the server (docs/mcp.md).
+ * With `--url <url>` instead of a command: a local endpoint in front of a streamable HTTP server
+ * (mcp-http.ts), serving until SIGINT or SIGTERM.
  *
  * The tape: the run that launched the agent when it finds one (`AGENTCTL_MCP_LINK`, or the link directory on PATH: mcp/run-link.ts) (`agentctl run`, a
  * library session's `mcpServer()`: the traffic lands on the run's tape beside its model calls, and
@@ -18,6 +20,7 @@ import { keyRedactor } from '../../library/key-redactor.js';
 import { localLink, mcpNotReproduced, type McpSummary } from '../../library/mcp-link.js';
 import type { TapeSession } from '../../library/tape-options.js';
 import { openTapeSession } from '../../library/tape-session.js';
+import { endpointOf } from '../../mcp/http-upstream.js';
 import type { McpLink } from '../../mcp/link.js';
 import { remoteLink } from '../../mcp/remote-link.js';
 import { findRunLink, MCP_LINK_ENV } from '../../mcp/run-link.js';
@@ -27,6 +30,7 @@ import { storeDir } from '../store-dir.js';
 import { mcpJson, mcpParts } from './run-mcp-summary.js';
 import { DIVERGED_EXIT_CODE } from './run-summary.js';
 import { wrapStdio } from './mcp-stdio.js';
+import { portOf, serveMcpUrl } from './mcp-http.js';
 
 export interface McpCommandOptions extends GlobalOptions {
   name?: string;
@@ -37,6 +41,10 @@ export interface McpCommandOptions extends GlobalOptions {
   strict?: boolean;
   allowSideEffects?: boolean;
   redact?: string[];
+  /** A streamable HTTP server's URL: agentctl serves a local endpoint in front of it (mcp-http.ts) instead of wrapping a command. */
+  url?: string;
+  port?: string;
+  host?: string;
 }
 
 /** Where the wrapper's traffic goes. */
@@ -46,17 +54,18 @@ export type McpTapePlan =
 
 export interface McpPlan {
   name: string;
+  /** `--url`: the server reached by its URL (no command). */
+  url?: string;
   command: string;
   args: string[];
   tape: McpTapePlan;
   strict: boolean | undefined;
 }
 
-const USAGE = 'agentctl mcp --name <server> --record <name|file> | --replay <run|file> | --tape <name|file> -- <command> [args…]';
+const USAGE = 'agentctl mcp --name <server> --record <name|file> | --replay <run|file> | --tape <name|file> -- <command> [args…] | --url <url> [--port n]';
 const TAPE_FLAGS = ['record', 'replay', 'tape'] as const;
 
 export async function runMcp(command: readonly string[], options: McpCommandOptions): Promise<void> {
-  // The streamable-HTTP proxy of a server's URL (`--url`) is a mode of its own, decided here, before the stdio plan.
   const plan = checkMcpOptions(command, options, process.env);
   const say = (line: string): void => note(`agentctl mcp: ${printableLine(line)}`);
   if (plan.tape.kind === 'joined' && plan.tape.ignored.length > 0) say(`joined the run in ${plan.tape.source}: ${plan.tape.ignored.join(', ')} ignored`);
@@ -64,15 +73,22 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
   let code: number;
   try {
     const allow = options.allowSideEffects === true && !link.allowSideEffects;
-    code = await wrapStdio({
-      server: plan.name,
-      command: plan.command,
-      args: plan.args,
-      link: allow ? { ...link, allowSideEffects: true } : link,
-      redact: keyRedactor(link.redact),
-      env: serverEnv(process.env),
-      note: say,
-    });
+    const served = allow ? { ...link, allowSideEffects: true } : link;
+    if (plan.url !== undefined) {
+      const where = { ...(options.host === undefined ? {} : { host: options.host }), ...(options.port === undefined ? {} : { port: options.port }) };
+      await serveMcpUrl({ server: plan.name, url: plan.url, link: served, redact: keyRedactor(link.redact), note: say, ...where });
+      code = 0;
+    } else {
+      code = await wrapStdio({
+        server: plan.name,
+        command: plan.command,
+        args: plan.args,
+        link: served,
+        redact: keyRedactor(link.redact),
+        env: serverEnv(process.env),
+        note: say,
+      });
+    }
   } catch (error) {
     // The server could not be started (or the link failed): what was recorded still ends as a whole run.
     await session?.finish({ state: 'ERROR', reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
@@ -96,14 +112,22 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
 /** The plan from the flags and the environment; every bad combination is a one-line usage error. */
 export function checkMcpOptions(command: readonly string[], options: McpCommandOptions, env: NodeJS.ProcessEnv): McpPlan {
   const [program, ...args] = command;
-  if (program === undefined || program === '') throw new UsageError('no MCP server to run: give its command after --', { hint: USAGE });
+  if (options.url !== undefined) {
+    if (program !== undefined) throw new UsageError('--url and a command after -- do not go together: the server is reached by its URL');
+    endpointOf(options.url);
+    portOf(options.port);
+  } else if (options.port !== undefined || options.host !== undefined) {
+    throw new UsageError('--port and --host go with --url');
+  } else if (program === undefined || program === '') {
+    throw new UsageError('no MCP server to run: give its command after --, or its URL with --url', { hint: USAGE });
+  }
   const name = options.name ?? 'mcp';
   if (!mcpServerNameSchema.safeParse(name).success) throw new UsageError(`--name ${JSON.stringify(name)}: a server name is 1-48 of A-Z a-z 0-9 _ -`);
   const given = TAPE_FLAGS.filter((flag) => options[flag] !== undefined);
   const joined = findRunLink(env);
   if (joined !== undefined) {
     const ignored = [...given, ...(options.mode === undefined ? [] : ['mode']), ...(options.strict === undefined ? [] : ['strict'])].map((flag) => `--${flag}`);
-    return { name, command: program, args, tape: { kind: 'joined', url: joined.url, source: joined.source, ignored }, strict: undefined };
+    return { name, ...urlOf(options), command: program ?? '', args, tape: { kind: 'joined', url: joined.url, source: joined.source, ignored }, strict: undefined };
   }
   if (given.length === 0) throw new UsageError('say what to do with the tape: --record <name|file>, --replay <run|file> or --tape <name|file>', {
     hint: `${USAGE}; under agentctl run, the wrapper joins the run by itself (its PATH or $${MCP_LINK_ENV} names it)`,
@@ -113,8 +137,10 @@ export function checkMcpOptions(command: readonly string[], options: McpCommandO
   if (options.mode !== undefined && flag !== 'tape') throw new UsageError(`--mode goes with --tape, not --${flag}`);
   const mode: TapeMode = flag === 'tape' ? (options.mode === undefined ? effectiveMode('replay-or-record', env) : checkMode(options.mode, '--mode')) : flag;
   if (options.strict !== undefined && mode !== 'replay' && mode !== 'replay-or-record') throw new UsageError(`--strict/--no-strict apply to a replay, not ${mode} mode`);
-  return { name, command: program, args, tape: { kind: 'own', mode, tape: options[flag] as string }, strict: options.strict };
+  return { name, ...urlOf(options), command: program ?? '', args, tape: { kind: 'own', mode, tape: options[flag] as string }, strict: options.strict };
 }
+
+const urlOf = (options: McpCommandOptions): { url?: string } => (options.url === undefined ? {} : { url: options.url });
 
 /** The link to the run that launched the agent, or to a session on the wrapper's own tape. */
 async function openLink(plan: McpPlan, options: McpCommandOptions): Promise<{ link: McpLink; session?: TapeSession }> {

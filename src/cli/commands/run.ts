@@ -4,6 +4,7 @@
  * (src/proxy: the same server and modes as `agentctl proxy`) listens on 127.0.0.1, a free port;
  * the command runs with OPENAI_BASE_URL and ANTHROPIC_BASE_URL pointing at it, and AGENTCTL_MCP_LINK
  * at the run's MCP link (the `agentctl mcp` wrappers it starts put its MCP traffic on the same tape),
+ * and AGENTCTL_MCP_URL_<NAME> at the proxy's /mcp/<name> for each streamable HTTP server of `--mcp-url`,
  * its standard streams its own; when it ends, the proxy stops, one line on standard error says what was recorded or
  * served, and agentctl exits with the command's code — or 7 when a replay diverged (8 when it only
  * ran past the end of the tape), so one line in any CI fails when the agent no longer does what the
@@ -12,6 +13,7 @@
 import { UsageError } from '../../core/errors.js';
 import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { checkMode, effectiveMode, type TapeMode } from '../../core/tape-modes.js';
+import { keyRedactor } from '../../library/key-redactor.js';
 import { mcpBroker } from '../../library/mcp-broker.js';
 import { publishRunLink } from '../../mcp/run-link.js';
 import { MAX_RECORDED_REQUEST } from '../../llm/transport/http-reply.js';
@@ -26,6 +28,7 @@ import { lowerHelperThreads } from '../helper-threads.js';
 import { note, type GlobalOptions } from '../io.js';
 import { storeDir } from '../store-dir.js';
 import { mcpJson } from './run-mcp-summary.js';
+import { mcpUrlMounts, parseMcpUrls, type McpUrl } from './run-mcp-urls.js';
 import { runSummaryLine, runExitCode } from './run-summary.js';
 
 export interface RunCommandOptions extends GlobalOptions {
@@ -35,6 +38,8 @@ export interface RunCommandOptions extends GlobalOptions {
   mode?: string;
   upstream?: string;
   strict?: boolean;
+  /** `--mcp-url <name>=<url>`, repeatable: streamable HTTP MCP servers served on the run's proxy. */
+  mcpUrl?: string[];
 }
 
 /** Where calls go when nothing says otherwise. */
@@ -52,6 +57,7 @@ interface Plan {
   openai: Upstream;
   anthropic: Upstream;
   strict: boolean;
+  mcpUrls: McpUrl[];
 }
 
 export async function runRun(command: readonly string[], options: RunCommandOptions): Promise<void> {
@@ -89,12 +95,15 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   // `agentctl mcp` wrappers the command starts join the run here: their traffic goes on its tape.
   const broker = mcpBroker(mode.mcp);
   server.mount(broker);
+  // Streamable HTTP servers of `--mcp-url`: at /mcp/<name> on this proxy, their sessions on the run's tape.
+  const mcpUrls = mcpUrlMounts(plan.mcpUrls, mode.mcp, keyRedactor(mode.mcp.redact), say);
+  server.mount(mcpUrls);
   server.serve(watched.handler);
   // The link goes in AGENTCTL_MCP_LINK and on PATH: most MCP clients start a server with a clean environment.
   const link = await publishRunLink(`${self.origin}${broker.path}`);
   let exit: ChildExit;
   try {
-    exit = await runChild(command, link.env(commandEnv(process.env, self, mode.mode === 'replay')));
+    exit = await runChild(command, link.env({ ...commandEnv(process.env, self, mode.mode === 'replay'), ...mcpUrls.env(self.origin) }));
   } catch (error) {
     // Found on PATH a moment ago, yet it could not be started: a shell's 126 when it may not be executed, else 127.
     exit = { code: (error as NodeJS.ErrnoException).code === 'EACCES' ? DENIED_EXIT_CODE : NOT_FOUND_EXIT_CODE, signal: null };
@@ -102,6 +111,8 @@ export async function runRun(command: readonly string[], options: RunCommandOpti
   } finally {
     await link.remove();
   }
+  // Sessions the command left open end now, what is under way written, before the tape is finished.
+  await mcpUrls.close();
   const { cut } = await server.close(GRACE_MS);
   if (cut) say('requests still in flight when the command ended were cut off');
   const summary = await mode.finish(server.requests);
@@ -137,6 +148,7 @@ export function checkRunOptions(command: readonly string[], options: RunCommandO
     openai: { url: openai, apiKey: nonEmpty(env['OPENAI_API_KEY']) },
     anthropic: { url: fromEnv(env, 'ANTHROPIC_BASE_URL', ANTHROPIC_DEFAULT), apiKey: nonEmpty(env['ANTHROPIC_API_KEY']) },
     strict: options.strict ?? true,
+    mcpUrls: parseMcpUrls(options.mcpUrl ?? []),
   };
 }
 
