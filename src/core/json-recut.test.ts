@@ -31,6 +31,20 @@ describe('recutJson', () => {
     expect(recutJson(clean, redact)).toBe(clean);
   });
 
+  it('keeps the chosen tokens\' mark where the interleaved alternatives spell another key-shaped text over the secret', () => {
+    // Read in turn, the alternatives spell "…  zqAIza…Qko zq…": 40 characters of base64 (a bare AWS
+    // secret's shape) that start in the alternative " zq", not in the token where the Google key starts.
+    const rules = createRedactor();
+    const tokens = ['nXf{F ', 'AIzai3fjXgLbkYipgUWHeqyEhTOUqZF7byoQko', 'D end'];
+    const entry = (token: string) => ({ token, bytes: utf8(token), top_logprobs: [{ token, bytes: utf8(token) }, { token: ' zq', bytes: utf8(' zq') }] });
+    const body = { choices: [{ index: 0, logprobs: { content: tokens.map(entry) } }] };
+    const out = recutJson(body, rules) as typeof body;
+    const entries = out.choices[0]?.logprobs.content ?? [];
+    expect(entries.map((e) => e.token)).toEqual(['nXf{F ', REDACTED, ' end']);
+    expect(entries.map((e) => e.top_logprobs[0]?.token)).toEqual(['nXf{F ', REDACTED, ' end']);
+    expect(entries.map((e) => e.top_logprobs[0]?.bytes)).toEqual([utf8('nXf{F '), null, null]);
+  });
+
   it('groups a Responses API body\'s tokens by their place, however many an output has', () => {
     const body = {
       output: [{ type: 'message', content: [{ type: 'output_text', text: 'x', logprobs: [{ token: 'hunter2-', bytes: utf8('hunter2-') }, { token: 'is-my-password', bytes: utf8('is-my-password') }] }] }],
@@ -78,5 +92,15 @@ describe('recutLeaves across values (a stream\'s events)', () => {
     const leaves = [...jsonLeaves({ t: 'hunter2-' }), ...jsonLeaves({ t: 'is-my-password!' })];
     recutLeaves(leaves, secrets);
     expect(leaves.map((leaf) => leaf.next)).toEqual([REDACTED, '!']);
+  });
+
+  it('marks a secret where it starts in a reading that does not hold the start of a longer one over it', () => {
+    // Choices without an index: the first choice's text reads "ok hunter2-is-my-password" (the
+    // secret starts in the second event's string); all choices read in turn, "ok xx-hunter2-…",
+    // hold a longer secret that starts in the second choice's "xx-".
+    const secrets = createRedactor({ secrets: ['xx-hunter2-is-my-password', 'hunter2-is-my-password'] });
+    const leaves = [...jsonLeaves({ c: [{ t: 'ok ' }, { t: 'xx-' }] }), ...jsonLeaves({ c: [{ t: 'hunter2-is-my-password' }] })];
+    recutLeaves(leaves, secrets);
+    expect(leaves.map((leaf) => leaf.next)).toEqual(['ok ', REDACTED, REDACTED]);
   });
 });

@@ -81,11 +81,18 @@ function groupKeys(scope: string, steps: readonly Step[]): string[] {
   return [...keys];
 }
 
-/** A part `[from, to)` of one string to cut out; `mark`: a secret starts there, so `[REDACTED]` takes its place. */
+/**
+ * A part `[from, to)` of one string to cut out, found in one reading of it: `group`, the key of a
+ * group of strings (undefined: the string on its own). `mark`: a secret starts there, so
+ * `[REDACTED]` takes its place; otherwise it continues one that starts in `origin`, an earlier string
+ * of that group.
+ */
 interface Cut {
   from: number;
   to: number;
   mark: boolean;
+  group: string | undefined;
+  origin: JsonLeaf | undefined;
 }
 
 /**
@@ -94,19 +101,24 @@ interface Cut {
  */
 export function recutLeaves(leaves: readonly JsonLeaf[], redact: Redactor): void {
   const cuts = new Map<JsonLeaf, Cut[]>();
-  const cutGroup = (group: readonly JsonLeaf[]): void => {
+  const cutGroup = (group: readonly JsonLeaf[], key: string | undefined): void => {
     const whole = group.map((leaf) => leaf.value).join('');
     const spans = redact.spans(whole);
     if (spans.length === 0) return;
     let start = 0;
     let first = 0;
+    // The string each span starts in (for the spans that reach past it).
+    const origins = new Map<number, JsonLeaf>();
     for (const leaf of group) {
       const end = start + leaf.value.length;
       while (first < spans.length && (spans[first] as readonly [number, number])[1] <= start) first++;
       for (let j = first; j < spans.length; j++) {
         const [from, to] = spans[j] as readonly [number, number];
         if (from >= end) break;
-        const cut = { from: Math.max(from, start) - start, to: Math.min(to, end) - start, mark: from >= start };
+        if (from >= start) origins.set(j, leaf);
+        const cut: Cut = {
+          from: Math.max(from, start) - start, to: Math.min(to, end) - start, mark: from >= start, group: key, origin: origins.get(j),
+        };
         const list = cuts.get(leaf);
         if (list === undefined) cuts.set(leaf, [cut]);
         else list.push(cut);
@@ -116,39 +128,55 @@ export function recutLeaves(leaves: readonly JsonLeaf[], redact: Redactor): void
   };
   const groups = new Map<string, JsonLeaf[]>();
   for (const leaf of leaves) {
-    cutGroup([leaf]);
+    cutGroup([leaf], undefined);
     for (const key of leaf.groups) {
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [leaf]);
       else group.push(leaf);
     }
   }
-  for (const group of groups.values()) if (group.length > 1) cutGroup(group);
+  for (const [key, group] of groups) if (group.length > 1) cutGroup(group, key);
   for (const [leaf, list] of cuts) leaf.next = applyCuts(leaf.value, list);
 }
 
 /**
- * A string with its cuts made. Overlapping cuts are one; it is marked as its first is — a cut that
- * continues a secret from an earlier piece (unmarked, from 0) wins over one that starts there.
+ * A string with its cuts made. Overlapping cuts are one, marked unless each reading that marks a
+ * secret starting here also holds the earlier string where a secret continued here starts (that
+ * reading shows the `[REDACTED]` there already): a secret whole inside the string on its own is not
+ * marked again after the start of a longer one. A continuation seen only in another reading leaves
+ * the mark: read in turn, the alternatives of logprob tokens can spell a key-shaped text starting in
+ * an alternative that the chosen tokens' reading does not hold.
  */
 function applyCuts(text: string, cuts: Cut[]): string {
-  cuts.sort((a, b) => a.from - b.from || Number(a.mark) - Number(b.mark));
+  cuts.sort((a, b) => a.from - b.from);
   let out = '';
   let at = 0;
-  let current: Cut | undefined;
-  const flush = (cut: Cut): void => {
-    out += text.slice(at, cut.from) + (cut.mark ? REDACTED : '');
-    at = cut.to;
+  let merged: Cut[] = [];
+  let to = 0;
+  const flush = (): void => {
+    const from = (merged[0] as Cut).from;
+    out += text.slice(at, from) + (marked(merged) ? REDACTED : '');
+    at = to;
   };
   for (const cut of cuts) {
-    if (current !== undefined && cut.from <= current.to) current.to = Math.max(current.to, cut.to);
-    else {
-      if (current !== undefined) flush(current);
-      current = { ...cut };
+    if (merged.length > 0 && cut.from <= to) {
+      merged.push(cut);
+      to = Math.max(to, cut.to);
+    } else {
+      if (merged.length > 0) flush();
+      merged = [cut];
+      to = cut.to;
     }
   }
-  if (current !== undefined) flush(current);
+  if (merged.length > 0) flush();
   return out + text.slice(at);
+}
+
+/** Whether overlapping cuts of a string take a `[REDACTED]` (see applyCuts). */
+function marked(cuts: readonly Cut[]): boolean {
+  const continued = cuts.filter((cut) => !cut.mark);
+  const shown = (cut: Cut): boolean => continued.some((c) => cut.group === undefined || c.origin?.groups.includes(cut.group) === true);
+  return cuts.some((cut) => cut.mark && !shown(cut));
 }
 
 /**
