@@ -237,6 +237,22 @@ describe('the built-in agent with MCP servers', () => {
     }
   });
 
+  it('a server that fails to start saying back the secrets its config gave it: the message shows neither them nor a key', async () => {
+    const leaky = join(dir, 'leaky-server.mjs');
+    await writeFile(leaky, "process.stderr.write(`bad credentials: ${process.argv.slice(2).join(' ')} ${process.env.TOKEN} ${process.env.OTHER}\\n`);\nprocess.exit(1);\n");
+    const key = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const config = join(dir, 'leaky.config.json');
+    await writeFile(config, JSON.stringify({
+      mcpServers: { leaky: { command: process.execPath, args: [leaky, '--key=${MCP_LOOP_SECRET}', key], env: { TOKEN: '${MCP_LOOP_SECRET}', OTHER: LITERAL_SECRET } } },
+    }));
+    const result = await runCli(['record', '--task', 't', '--config', config, '--base-url', 'http://127.0.0.1:9/v1', '--workspace', join(dir, 'ws-leaky'), '--store', join(dir, 'store-leaky')], {
+      env: { ...noModel, MCP_LOOP_SECRET: SECRET },
+    });
+    expect(result.code).toBe(13);
+    expect(result.stderr).toBe("agentctl: MCP server 'leaky' did not start: exited with code 1 before it answered\nhint: its last words on stderr: bad credentials: [REDACTED] [REDACTED] [REDACTED] [REDACTED]\n");
+    expect(result.stdout).toBe('');
+  });
+
   it('a command not on PATH is a usage error (exit 2); an unreachable url, a name clash and a schema that is not an object are refused', async () => {
     const clash = join(dir, 'clash-tools.mjs');
     await writeFile(clash, "export default [{ name: 'fake__echo', description: 'mine', parameters: { type: 'object' }, run: () => 'x' }];\n");
