@@ -60,7 +60,7 @@ interface Started {
 /** Start every server of `servers` and give their tools. */
 export async function startMcpTools(servers: Readonly<Record<string, McpServerConfig>> | undefined, options: McpToolsOptions): Promise<McpTools> {
   const plans = planServers(servers ?? {}, options);
-  const settled = await Promise.allSettled(plans.map((plan) => startServer(plan, options, configSecrets(servers?.[plan.name] ?? {}, options))));
+  const settled = await Promise.allSettled(plans.map((plan) => startServer(plan, options, configSecrets(servers?.[plan.name] ?? {}, options.env))));
   const started = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const close = async (): Promise<void> => {
     await Promise.all(started.map(({ client }) => client.close()));

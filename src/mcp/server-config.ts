@@ -140,14 +140,14 @@ export function planServers(servers: Readonly<Record<string, McpServerConfig>>, 
  * args, url, env and headers name, and every literal `env` and `headers` value. A server that fails to start often says
  * them back on its standard error (`bad token …`), and the message about it must not repeat them.
  */
-export function configSecrets(server: McpServerConfig, context: PlanContext): string[] {
+export function configSecrets(server: McpServerConfig, env: NodeJS.ProcessEnv): string[] {
   const given = [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})];
   // Not `command` or `cwd`: a path built of ${HOME} is no secret, and hiding it would hide the path.
   const texts = [server.url, ...(server.args ?? []), ...given];
   const out: string[] = [];
   for (const text of texts) {
     for (const [, name] of (text ?? '').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-      const value = name === 'AGENTCTL_WORKSPACE' ? undefined : context.env[name as string];
+      const value = name === 'AGENTCTL_WORKSPACE' ? undefined : env[name as string];
       if (value !== undefined) out.push(value);
     }
   }
@@ -155,6 +155,11 @@ export function configSecrets(server: McpServerConfig, context: PlanContext): st
     if (!/\$\{/.test(value)) out.push(value);
   }
   return out;
+}
+
+/** The secrets of every server of a config (configSecrets): a run's redactor keeps its servers' answers from saying them onto the tape. */
+export function mcpConfigSecrets(servers: Readonly<Record<string, McpServerConfig>> | undefined, env: NodeJS.ProcessEnv): string[] {
+  return Object.values(servers ?? {}).flatMap((server) => configSecrets(server, env));
 }
 
 /** `mcpServers` as a tape records it (its `env` and `headers` values redacted): see core/event-redactor.ts. */
