@@ -69,7 +69,7 @@ export function replyOutcome(mcp: McpReply): { status: ToolOutcomeStatus; output
 }
 
 /** What a tool_result's output or status says that its MCP reply does not, or null when they agree. */
-function replyMismatch(event: Extract<RunEvent, { type: 'tool_result' }>): string | null {
+export function replyMismatch(event: Pick<Extract<RunEvent, { type: 'tool_result' }>, 'callId' | 'status' | 'output' | 'mcp'>): string | null {
   const said = event.mcp === undefined ? undefined : replyOutcome(event.mcp);
   if (said === undefined) return null;
   if (event.output !== said.output) return `tool_result ${event.callId}: its output is not what its MCP reply (mcp) says: a replay would serve the reply, the views show the output`;
