@@ -28,6 +28,18 @@ const MEMORY = require.resolve('@modelcontextprotocol/server-memory/dist/index.j
 const FAKE = fileURLToPath(new URL('./support/mcp-fake-server.mjs', import.meta.url));
 const SECRET = 'mcp-loop-secret-value-4242';
 const LITERAL_SECRET = 'literal-in-config-7373';
+/** A stdio MCP server with one tool, `whoami`, that says back its arguments and two of its environment's values. */
+const ECHO_SERVER = `
+import { createInterface } from 'node:readline';
+const answer = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === 'initialize') answer(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } });
+  else if (m.method === 'tools/list') answer(m.id, { tools: [{ name: 'whoami', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] });
+  else if (m.method === 'tools/call') answer(m.id, { content: [{ type: 'text', text: 'args ' + process.argv.slice(2).join(' ') + ' env ' + process.env.PLAIN + ' ' + process.env.OTHER }] });
+  else if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } }) + '\\n');
+});
+`;
 const noModel = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
 
 let dir: string;
@@ -235,6 +247,41 @@ describe('the built-in agent with MCP servers', () => {
     } finally {
       await llm.close();
     }
+  });
+
+  it('a server that fails to start saying back the secrets its config gave it: the message shows neither them nor a key', async () => {
+    const leaky = join(dir, 'leaky-server.mjs');
+    await writeFile(leaky, "process.stderr.write(`bad credentials: ${process.argv.slice(2).join(' ')} ${process.env.TOKEN} ${process.env.OTHER}\\n`);\nprocess.exit(1);\n");
+    const key = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const config = join(dir, 'leaky.config.json');
+    await writeFile(config, JSON.stringify({
+      mcpServers: { leaky: { command: process.execPath, args: [leaky, '--key=${MCP_LOOP_SECRET}', key], env: { TOKEN: '${MCP_LOOP_SECRET}', OTHER: LITERAL_SECRET } } },
+    }));
+    const result = await runCli(['record', '--task', 't', '--config', config, '--base-url', 'http://127.0.0.1:9/v1', '--workspace', join(dir, 'ws-leaky'), '--store', join(dir, 'store-leaky')], {
+      env: { ...noModel, MCP_LOOP_SECRET: SECRET },
+    });
+    expect(result.code).toBe(13);
+    expect(result.stderr).toBe("agentctl: MCP server 'leaky' did not start: exited with code 1 before it answered\nhint: its last words on stderr: bad credentials: [REDACTED] [REDACTED] [REDACTED] [REDACTED]\n");
+    expect(result.stdout).toBe('');
+  });
+
+  it('a server that says back the secrets its config gave it, in a tool result: the tape holds neither', async () => {
+    const echo = join(dir, 'echo-server.mjs');
+    await writeFile(echo, ECHO_SERVER);
+    const config = join(dir, 'echo.config.json');
+    await writeFile(config, JSON.stringify({
+      mcpServers: { echo: { command: process.execPath, args: [echo, '--plain=${MCP_LOOP_PLAIN}'], env: { PLAIN: '${MCP_LOOP_PLAIN}', OTHER: LITERAL_SECRET } } },
+    }));
+    const plain = 'plain-config-value-5151';
+    const result = await record(['--config', config, '--workspace', join(dir, 'ws-echo'), '--store', join(dir, 'store-echo')], [
+      { tool_calls: [call('c1', 'echo__whoami', {})] },
+      { content: 'done' },
+    ], { MCP_LOOP_PLAIN: plain });
+    expect(result.code, result.stderr).toBe(0);
+    const said = eventsOf(result).find((e) => e.type === 'tool_result');
+    expect(said?.type === 'tool_result' && said.output).toBe('args --plain=[REDACTED] env [REDACTED] [REDACTED]');
+    expect(result.stdout + result.stderr).not.toContain(plain);
+    expect(result.stdout + result.stderr).not.toContain(LITERAL_SECRET);
   });
 
   it('a command not on PATH is a usage error (exit 2); an unreachable url, a name clash and a schema that is not an object are refused', async () => {

@@ -59,7 +59,7 @@ const link = await remoteLink(process.env.AGENTCTL_MCP_LINK);
 console.log('link: ' + link.mode + (link.strict ? ' strict' : ''));
 if (link.mode === 'record') {
   const callId = await link.writeCall({ type: 'tool_call', server: 'memory', tool: 'read_graph', arguments: '{}', key: 'k' });
-  await link.write({ type: 'tool_result', server: 'memory', callId, tool: 'read_graph', status: 'ok', output: 'graph', durationMs: 1, mcp: { result: { content: [] } } });
+  await link.write({ type: 'tool_result', server: 'memory', callId, tool: 'read_graph', status: 'ok', output: 'graph', durationMs: 1, mcp: { result: { content: [{ type: 'text', text: 'graph' }] } } });
   console.log('wrote ' + callId);
 } else {
   const events = await link.recorded('memory');

@@ -99,6 +99,21 @@ describe('the built-in secret rules', () => {
   });
 });
 
+describe('a key sent base64-encoded', () => {
+  it('is redacted whole, alone or inside JSON, for the providers whose prefix encodes to a fixed text', () => {
+    const redact = createRedactor();
+    const keys = ['sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD', 'sk-svcacct-abcdefghijklmnopqrstuvwxyz0123456789', 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', 'AKIAIOSFODNN7EXAMPLE'];
+    for (const key of keys) {
+      const encoded = Buffer.from(key).toString('base64');
+      expect(redact.text(encoded), key).toBe(REDACTED);
+      expect(redact({ observations: [encoded, 'kept'] }), key).toEqual({ observations: [REDACTED, 'kept'] });
+    }
+    // A blob that merely holds those letters later on is not a key.
+    expect(redact.text('aGVsbG8gd29ybGQgZ2hwX2hlbGxvIHdvcmxk')).toBe('aGVsbG8gd29ybGQgZ2hwX2hlbGxvIHdvcmxk');
+  });
+});
+
 describe('keepsHex: a redactor that cannot change a digest', () => {
   const hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 200 });
   /** Hex text that starts like the rules whose prefixes are hex letters (AWS key ids start ACCA). */

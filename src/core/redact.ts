@@ -78,11 +78,13 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
 /**
  * The redactor of a run, for every path that writes or shows one (record, replay, the library's
  * recorder and replayer, the reporters): the model's API key, the secret-named environment values,
- * the built-in rules and the user's patterns.
+ * the built-in rules and the user's patterns; `secrets`, more exact values (what a config gives its MCP servers).
  */
-export function runRedactor(options: { apiKey?: string | null; env?: NodeJS.ProcessEnv; patterns?: readonly string[] } = {}): Redactor {
+export function runRedactor(
+  options: { apiKey?: string | null; env?: NodeJS.ProcessEnv; patterns?: readonly string[]; secrets?: readonly string[] } = {},
+): Redactor {
   const apiKey = options.apiKey === undefined || options.apiKey === null ? [] : [options.apiKey];
-  const secrets = [...apiKey, ...secretsFromEnv(options.env ?? process.env)];
+  const secrets = [...apiKey, ...secretsFromEnv(options.env ?? process.env), ...(options.secrets ?? [])];
   return createRedactor({ secrets, patterns: options.patterns ?? [] });
 }
 

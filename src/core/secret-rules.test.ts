@@ -17,7 +17,7 @@ import { RULE_SAMPLES, type RuleSample } from './test-support/secrets.js';
  * of test-support/secrets.ts fail too, where the rule was one of theirs).
  */
 const IDS = [
-  'private-key', 'private-key-body', 'age-secret-key', 'jwt', 'jwt-base64', 'anthropic-key', 'openai-key', 'perplexity-key', 'cohere-key',
+  'private-key', 'private-key-body', 'age-secret-key', 'jwt', 'jwt-base64', 'key-base64', 'anthropic-key', 'openai-key', 'perplexity-key', 'cohere-key',
   'huggingface-token', 'github-fine-grained-pat', 'github-token', 'gitlab-pat', 'gitlab-runner-token', 'gitlab-token',
   'gitlab-runner-registration-token', 'gitlab-session-cookie', 'bitbucket-client-id', 'bitbucket-client-secret', 'npm-token', 'pypi-token',
   'rubygems-token', 'clojars-token', 'artifactory-api-key', 'artifactory-reference-token', 'jfrog-key', 'sourcegraph-token', 'codecov-token',

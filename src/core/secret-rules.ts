@@ -99,6 +99,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
   rule('age-secret-key', ['age-secret-key-1'], 'AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}', ['AGE-SECRET-KEY-1<58:QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L>']),
   rule('jwt', ['ey'], `${START}ey[A-Za-z0-9_-]{17,}\\.ey[A-Za-z0-9/_-]{17,}\\.(?:[A-Za-z0-9/_-]{10,}={0,2})?`, ['eyJ<w30>.eyJ<w60>.<w43>', 'eyJ<w30>.eyJ<w40>.']),
   prefixed('jwt-base64', ['ZXlK'], '[A-Za-z0-9+/]{40,}={0,2}', ['ZXlK<b80>==']),
+  // A provider's key sent base64-encoded (a Basic credential, a config blob): the encoding of its
+  // prefix (sk-proj-, sk-svcacct-, sk-admin-, sk-ant-, ghp_, github_pat_, AKIA) as far as it does not
+  // depend on the characters after it.
+  prefixed('key-base64', ['c2stcHJvai', 'c2stc3ZjYWNjdC', 'c2stYWRtaW4t', 'c2stYW50L', 'Z2hwX', 'Z2l0aHViX3BhdF', 'QUtJQ'], '[A-Za-z0-9+/]{20,}={0,2}', [
+    'c2stcHJvai<b60>', 'Z2hwX<b51>=', 'QUtJQ<b23>=',
+  ]),
 
   // Model providers.
   prefixed('anthropic-key', ['sk-ant-'], String.raw`(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{20,}`, ['sk-ant-api03-<w93>AA', 'sk-ant-admin01-<w93>AA']),

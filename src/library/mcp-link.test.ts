@@ -103,7 +103,16 @@ describe('localLink: recording', () => {
     await expect(link.write({ type: 'tool_result', server: 'memory', callId: 'memory/x:7', tool: 'x', status: 'ok', output: '', durationMs: 0 })).rejects.toThrow(/did not give out/);
     await expect(link.writeCall({ type: 'tool_call', server: 'no spaces allowed', tool: 'x', arguments: '{}', key: 'k' })).rejects.toThrow(/cannot hold/);
     expect(localLink(session)).toBe(link);
+    // A result the tape's reader would refuse (another server than its call's; an output its reply does not say) is not written.
+    const callId = await link.writeCall({ type: 'tool_call', server: 'memory', tool: 'x', arguments: '{}', key: 'k' });
+    const truth = { result: { content: [{ type: 'text', text: 'truth' }] } };
+    await expect(link.write({ type: 'tool_result', server: 'files', callId, tool: 'x', status: 'ok', output: 'truth', durationMs: 0, mcp: truth }))
+      .rejects.toThrow(`an MCP tool result for call "${callId}" of server 'memory' that names server 'files'`);
+    await expect(link.write({ type: 'tool_result', server: 'memory', callId, tool: 'x', status: 'ok', output: 'a lie', durationMs: 0, mcp: truth }))
+      .rejects.toThrow(`an MCP tool_result ${callId}: its output is not what its MCP reply (mcp) says`);
+    await link.write({ type: 'tool_result', server: 'memory', callId, tool: 'x', status: 'ok', output: 'truth', durationMs: 0, mcp: truth });
     await session.finish();
+    expect((await eventsOf(join(dir, 'bad.tape.jsonl'))).filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && e.output)).toEqual(['truth']);
   });
 });
 

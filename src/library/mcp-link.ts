@@ -18,6 +18,7 @@ import type {
   McpCallInput, McpDivergence, McpEventInput, McpLink, McpLinkMode, McpRecordedEvent, McpReplayNote,
 } from '../mcp/link.js';
 import type { CallTape } from '../replay/call-tape.js';
+import { replyMismatch } from '../tape/mcp-checks.js';
 import type { RecordingSession } from './recording-session.js';
 import { internalsOf, type McpSessionSetup, type SessionInternals } from './session-internals.js';
 
@@ -106,12 +107,14 @@ function eventsOf(tape: CallTape, server: string): McpRecordedEvent[] {
 }
 
 /**
- * Writes MCP events onto the recording: each checked against the tape's schema (it may come from
- * another process), a call given the run's next id for its tool and the current step, and its
+ * Writes MCP events onto the recording: each checked against the tape's schema and a result
+ * against its call and its own MCP reply, as the tape's reader checks them (it may come from
+ * another process, which holds the link's token but need not tell the truth), a call given the run's next id for its tool and the current step, and its
  * result filed under the same step as the call.
  */
 class McpWriter {
-  private readonly steps = new Map<string, number>();
+  /** The step and server of each call not answered yet, by its id. */
+  private readonly open = new Map<string, { step: number; server: string }>();
 
   constructor(private readonly session: RecordingSession) {}
 
@@ -119,16 +122,18 @@ class McpWriter {
     const callId = this.session.toolCallId(`${call.server}/${call.tool}`);
     const step = this.session.currentStep;
     await this.put({ ...call, type: 'tool_call', callId, step });
-    this.steps.set(callId, step);
+    this.open.set(callId, { step, server: call.server });
     return callId;
   }
 
   async write(event: McpEventInput): Promise<void> {
     if (event.type === 'tool_result') {
-      const step = this.steps.get(event.callId);
-      if (step === undefined) throw new UnexpectedError(`an MCP tool result for call ${JSON.stringify(event.callId)}, which this run did not give out`);
-      this.steps.delete(event.callId);
-      await this.put({ ...event, step });
+      const call = this.open.get(event.callId);
+      if (call === undefined) throw new UnexpectedError(`an MCP tool result for call ${JSON.stringify(event.callId)}, which this run did not give out`);
+      // What the tape's reader refuses (tape/mcp-checks.ts) is never written: the run would not read back.
+      if (event.server !== call.server) throw new UnexpectedError(`an MCP tool result for call ${JSON.stringify(event.callId)} of server '${call.server}' that names server '${event.server}'`);
+      await this.put({ ...event, step: call.step });
+      this.open.delete(event.callId);
       return;
     }
     await this.put({ ...event, type: 'mcp_exchange', step: this.session.currentStep });
@@ -137,6 +142,8 @@ class McpWriter {
   private async put(event: RunEventInput): Promise<void> {
     const checked = runEventSchema.safeParse({ ...event, seq: 0, t: 0 });
     if (!checked.success) throw new UnexpectedError(`an MCP ${event.type} event the tape cannot hold: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+    const mismatch = checked.data.type === 'tool_result' ? replyMismatch(checked.data) : null;
+    if (mismatch !== null) throw new UnexpectedError(`an MCP ${mismatch}`);
     await this.session.start({ model: 'unknown' });
     await this.session.write(event);
   }

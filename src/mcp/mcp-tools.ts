@@ -8,13 +8,14 @@
  * started are stopped: a run never begins with half its tools.
  */
 import { InvalidOptionError, McpServerError } from '../core/errors.js';
+import { createRedactor, secretsFromEnv, type Redactor } from '../core/redact.js';
 import { MAX_TOOL_DESCRIPTION, MAX_TOOL_PARAMETERS_DEPTH, MAX_TOOL_PARAMETERS_JSON } from '../core/tool-limits.js';
 import { printableLine } from '../core/terminal-text.js';
 import { ToolError, type Tool } from '../tools/index.js';
 import { flagsOf, type ToolFlags } from './annotations.js';
 import { McpClient, McpRequestError, type McpListedTool } from './client.js';
 import { modelToolName } from './names.js';
-import { planServers, type McpServerConfig, type McpServerPlan, type McpToolFlagsConfig, type PlanContext } from './server-config.js';
+import { configSecrets, planServers, type McpServerConfig, type McpServerPlan, type McpToolFlagsConfig, type PlanContext } from './server-config.js';
 import { httpUpstream } from './http-upstream.js';
 import { stdioUpstream } from './stdio-upstream.js';
 import { mcpToolOutput } from './tool-output.js';
@@ -59,7 +60,7 @@ interface Started {
 /** Start every server of `servers` and give their tools. */
 export async function startMcpTools(servers: Readonly<Record<string, McpServerConfig>> | undefined, options: McpToolsOptions): Promise<McpTools> {
   const plans = planServers(servers ?? {}, options);
-  const settled = await Promise.allSettled(plans.map((plan) => startServer(plan, options)));
+  const settled = await Promise.allSettled(plans.map((plan) => startServer(plan, options, configSecrets(servers?.[plan.name] ?? {}, options.env))));
   const started = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const close = async (): Promise<void> => {
     await Promise.all(started.map(({ client }) => client.close()));
@@ -96,7 +97,7 @@ function upstreamOf(plan: McpServerPlan, stderr: StderrTail): McpUpstream {
   return httpUpstream({ url: plan.url, headers: plan.headers });
 }
 
-async function startServer(plan: McpServerPlan, options: McpToolsOptions): Promise<Started> {
+async function startServer(plan: McpServerPlan, options: McpToolsOptions, secrets: readonly string[]): Promise<Started> {
   const stderr = new StderrTail();
   const upstream = upstreamOf(plan, stderr);
   const timeoutMs = options.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
@@ -114,20 +115,24 @@ async function startServer(plan: McpServerPlan, options: McpToolsOptions): Promi
     return { plan, client, tools: toolsOf(plan, client, listed) };
   } catch (error) {
     await client?.close();
-    throw startError(plan.name, error, stderr);
+    throw startError(plan.name, error, stderr, createRedactor({ secrets: [...secrets, ...secretsFromEnv(options.env)] }));
   }
 }
 
-/** A start failure as the user reads it: which server, what happened, and the last thing it said. */
-function startError(name: string, error: unknown, stderr: StderrTail): unknown {
+/**
+ * A start failure as the user reads it: which server, what happened, and the last thing it said —
+ * without the secrets its config gave it or any key-shaped text (a server's complaint about its
+ * token often quotes it), since this message reaches the terminal and the tape's end reason.
+ */
+function startError(name: string, error: unknown, stderr: StderrTail, redact: Redactor): unknown {
   if (error instanceof InvalidOptionError) return error;
   const prefix = `MCP server '${name}' `;
   const message = error instanceof Error ? error.message : String(error);
   const what = error instanceof McpRequestError ? `answered with an error: ${message}` : message.startsWith(prefix) ? message.slice(prefix.length) : message;
   const said = stderr.lastLine();
-  return new McpServerError(`${prefix}did not start: ${what}`, {
+  return new McpServerError(redact.text(`${prefix}did not start: ${what}`), {
     cause: error,
-    ...(said === undefined ? {} : { hint: printableLine(`its last words on stderr: ${said}`) }),
+    ...(said === undefined ? {} : { hint: printableLine(redact.text(`its last words on stderr: ${said}`)) }),
   });
 }
 

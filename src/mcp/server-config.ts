@@ -135,5 +135,32 @@ export function planServers(servers: Readonly<Record<string, McpServerConfig>>, 
   });
 }
 
+/**
+ * What a server's config hands it that agentctl must never show: the value of every `${VAR}` its
+ * args, url, env and headers name, and every literal `env` and `headers` value. A server that fails to start often says
+ * them back on its standard error (`bad token …`), and the message about it must not repeat them.
+ */
+export function configSecrets(server: McpServerConfig, env: NodeJS.ProcessEnv): string[] {
+  const given = [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})];
+  // Not `command` or `cwd`: a path built of ${HOME} is no secret, and hiding it would hide the path.
+  const texts = [server.url, ...(server.args ?? []), ...given];
+  const out: string[] = [];
+  for (const text of texts) {
+    for (const [, name] of (text ?? '').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+      const value = name === 'AGENTCTL_WORKSPACE' ? undefined : env[name as string];
+      if (value !== undefined) out.push(value);
+    }
+  }
+  for (const value of given) {
+    if (!/\$\{/.test(value)) out.push(value);
+  }
+  return out;
+}
+
+/** The secrets of every server of a config (configSecrets): a run's redactor keeps its servers' answers from saying them onto the tape. */
+export function mcpConfigSecrets(servers: Readonly<Record<string, McpServerConfig>> | undefined, env: NodeJS.ProcessEnv): string[] {
+  return Object.values(servers ?? {}).flatMap((server) => configSecrets(server, env));
+}
+
 /** `mcpServers` as a tape records it (its `env` and `headers` values redacted): see core/event-redactor.ts. */
 export { mcpServersForTape } from '../core/event-redactor.js';

@@ -10,6 +10,7 @@ import { prepareRun, type PreparedRun } from '../../library/run-agent.js';
 import { runLoop, type LoopResult } from '../../agent/loop.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
+import { mcpConfigSecrets } from '../../mcp/server-config.js';
 import { printableLine } from '../../core/terminal-text.js';
 import { RunRecorder } from '../../tape/run-recorder.js';
 import { displayKind, openDisplay, type Display } from '../display.js';
@@ -40,7 +41,8 @@ export async function runRecord(options: RecordOptions, configWasGiven: boolean)
   const kind = displayKind(options, { interactive: config.interactive });
   const endpoint = modelEndpoint(options.baseUrl, process.env);
   // The config's patterns are valid regular expressions (checked with the config).
-  const redact = runRedactor({ apiKey: endpoint.apiKey, patterns: config.redact });
+  // What the config gives its MCP servers is secret too: a server may say it back in a tool's answer.
+  const redact = runRedactor({ apiKey: endpoint.apiKey, patterns: config.redact, secrets: mcpConfigSecrets(config.mcpServers, process.env) });
   const sigint = abortOnSigint();
   const input = config.interactive ? terminalInput() : undefined;
   let prepared: PreparedRun | undefined;

@@ -9,6 +9,7 @@ import type { LlmClient } from '../../core/llm.js';
 import type { RunEvent } from '../../core/events.js';
 import { UsageError } from '../../core/errors.js';
 import { runRedactor } from '../../core/redact.js';
+import { mcpConfigSecrets } from '../../mcp/server-config.js';
 import { untrustedPatternError } from '../../core/untrusted-pattern.js';
 import { loadPatches } from '../../replay/load-patches.js';
 import { replayEach, type ReplayOptions, type ReplayResult } from '../../replay/replay-run.js';
@@ -93,7 +94,9 @@ export async function runReplay(ref: string, options: ReplayCommandOptions): Pro
     };
 
     // Saving: the first event tells us the effective config; the recorder starts lazily.
-    const redact = runRedactor({ patterns: options.redact ?? [] });
+    // The user's own servers (--tools live) may say back what their config gives them.
+    const servers = (ownConfig?.config ?? ownConfig?.configOverlay)?.mcpServers;
+    const redact = runRedactor({ patterns: options.redact ?? [], secrets: mcpConfigSecrets(servers, process.env) });
     let recorder: RunRecorder | undefined;
     let result: ReplayResult | undefined;
     let display: Display | undefined;

@@ -12,6 +12,7 @@ import type { LlmRequest } from '../../core/llm.js';
 import type { ChatMessage } from '../../core/messages.js';
 import { BUILTIN_TOOL_NAMES, isBuiltinToolName } from '../../tools/builtins.js';
 import { ToolRegistry } from '../../tools/registry.js';
+import { replyOutcome } from '../mcp-checks.js';
 
 const text = fc.string({ maxLength: 40 });
 const nat = fc.nat({ max: 1_000_000 });
@@ -199,7 +200,7 @@ export const tapeArbitrary: fc.Arbitrary<{ meta: RunMeta; events: RunEvent[] }> 
 /**
  * Make each tool result name the server of the open call it answers (tape/mcp-checks.ts): the
  * server of the first unanswered call with its id, or, for a result no call is open for, its own
- * (one with an MCP reply always names one).
+ * (one with an MCP reply always names one); and the output and status its MCP reply says.
  */
 function answerOwnServers(events: RunEvent[]): void {
   const open = new Map<string, (string | undefined)[]>();
@@ -211,6 +212,8 @@ function answerOwnServers(events: RunEvent[]): void {
     if (answered === undefined) delete event.server;
     else event.server = answered;
     if (event.server === undefined) delete event.mcp;
+    const said = event.mcp === undefined ? undefined : replyOutcome(event.mcp);
+    if (said !== undefined) Object.assign(event, said);
   }
 }
 
