@@ -65,6 +65,21 @@ describe('the wrapper with server-everything', () => {
     expect(progressOf(0.3)).toBe(3);
   });
 
+  it('records a call the client left before its answer as an error saying so', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const session = await wrapped(link, everything('agentctl-test-client-left'), 'everything');
+    let firstProgress: () => void = () => undefined;
+    const started = new Promise<void>((done) => (firstProgress = done));
+    const call = session.client.callTool(SLOW, undefined, { onprogress: () => firstProgress(), timeout: 120_000 });
+    const gone = call.then(() => 'answered', () => 'gone');
+    await started;
+    expect(await session.close()).toBe(0);
+    expect(await gone).toBe('gone');
+    expect(link.events.filter((e) => e.type === 'tool_result')).toMatchObject([
+      { tool: LONG, status: 'error', output: "agentctl: the client went away before MCP server 'everything' answered" },
+    ]);
+  });
+
   it('records a server killed mid-call as the error the client got, and replays that error, then ends', async () => {
     const tag = 'agentctl-test-killed-mid-call';
     const link = memoryLink({ mode: 'record' });
