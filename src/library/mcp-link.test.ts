@@ -154,6 +154,16 @@ describe('localLink: replaying', () => {
     expect(localLink(loose).summary()).toMatchObject({ strict: false, unused: 3 });
     expect(() => loose.assertReproduced()).not.toThrow();
   });
+
+  it('a server served twice over (two wrappers of it) does not hide the calls another server never made', async () => {
+    const file = join(dir, 'mcp.tape.jsonl');
+    await recordTape(file);
+    const session = await replay({ tape: file });
+    const link = localLink(session);
+    for (const _ of ['a', 'b', 'a', 'b']) await link.report({ kind: 'request', server: 'memory', method: 'tools/call', tool: 'create_entities', outcome: 'served' });
+    expect(link.summary()).toMatchObject({ served: 4, unused: 1 });
+    expect(() => session.assertReproduced()).toThrow('diverged: 1 recorded MCP tool call never asked for');
+  });
 });
 
 describe('the broker and the remote link', () => {

@@ -65,6 +65,21 @@ describe('the wrapper with server-everything', () => {
     expect(progressOf(0.3)).toBe(3);
   });
 
+  it('records a call the client left before its answer as an error saying so', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const session = await wrapped(link, everything('agentctl-test-client-left'), 'everything');
+    let firstProgress: () => void = () => undefined;
+    const started = new Promise<void>((done) => (firstProgress = done));
+    const call = session.client.callTool(SLOW, undefined, { onprogress: () => firstProgress(), timeout: 120_000 });
+    const gone = call.then(() => 'answered', () => 'gone');
+    await started;
+    expect(await session.close()).toBe(0);
+    expect(await gone).toBe('gone');
+    expect(link.events.filter((e) => e.type === 'tool_result')).toMatchObject([
+      { tool: LONG, status: 'error', output: "agentctl: the client went away before MCP server 'everything' answered" },
+    ]);
+  });
+
   it('records a server killed mid-call as the error the client got, and replays that error, then ends', async () => {
     const tag = 'agentctl-test-killed-mid-call';
     const link = memoryLink({ mode: 'record' });
@@ -152,5 +167,22 @@ describe('the wrapper with server-everything', () => {
     expect(await replay.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'the answer?' } })).toEqual(recorded);
     expect(asked).toBe(1);
     expect(await replay.close()).toBe(0);
+  });
+
+  it('keeps secrets in a request of the server\'s own, and in the client\'s answer to it, off the tape', async () => {
+    const secret = 'sk-proj-Xq7vR2mT9pL4wK8sN1bY6cF3hJ5dG0aZ';
+    const setup: ClientSetup = {
+      capabilities: { sampling: {} },
+      prepare: (client) =>
+        client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: `use ${secret}` }, model: 'test-model' })),
+    };
+    const link = memoryLink({ mode: 'record' });
+    const session = await wrapped(link, everything('agentctl-test-sampling-secret'), 'everything', setup);
+    await session.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: `the key is ${secret}` } });
+    expect(await session.close()).toBe(0);
+    const exchange = link.events.find((e) => e.type === 'mcp_exchange' && e.from === 'server' && e.method === 'sampling/createMessage');
+    expect(JSON.stringify(exchange?.type === 'mcp_exchange' ? exchange.params : undefined)).toContain('the key is [REDACTED]');
+    expect(exchange).toMatchObject({ reply: { result: { content: { text: 'use [REDACTED]' } } } });
+    expect(JSON.stringify(link.events)).not.toContain(secret);
   });
 });

@@ -84,4 +84,50 @@ describe('a recorded server tape', () => {
     });
     expect(matchCall(tape, 'look', 'k-b', { at: ['b'] })).toMatchObject({ divergence: { message: 'tools/call look: arguments.at: recorded "a", replayed ["b"]', path: 'arguments.at' } });
   });
+
+  it('names the next recorded call not yet answered as the nearest, not one already answered', () => {
+    const calls = (...ats: string[]): McpRecordedEvent[] =>
+      ats.flatMap((at, i) => [
+        { type: 'tool_call', seq: 2 * i, step: 0, t: 0, callId: `c${i}`, tool: 'look', arguments: JSON.stringify({ at }), key: `k-${at}`, server: 'srv' },
+        { type: 'tool_result', seq: 2 * i + 1, step: 0, t: 0, callId: `c${i}`, tool: 'look', status: 'ok', output: at.toUpperCase(), durationMs: 1, server: 'srv' },
+      ] as McpRecordedEvent[]);
+    const tape = readRecordedTape(calls('a', 'b'));
+    const first = matchCall(tape, 'look', 'k-a', { at: 'a' });
+    if ('entry' in first) first.entry.used = true;
+    expect(matchCall(tape, 'look', 'k-c', { at: 'c' })).toMatchObject({ divergence: { message: 'tools/call look: arguments.at: recorded "b", replayed "c"' } });
+  });
+
+  it('serves equal recorded requests in their order, each answer once, before serving the last again', () => {
+    const tape = readRecordedTape([
+      ex('client', 'resources/read', { uri: 'file:///a' }, { contents: [{ text: 'one' }] }),
+      ex('client', 'resources/read', { uri: 'file:///a' }, { contents: [{ text: 'two' }] }),
+    ]);
+    const texts: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const read = matchRequest(tape, 'resources/read', { uri: 'file:///a' });
+      if (!('entry' in read)) throw new Error('not served');
+      read.entry.used = true;
+      texts.push(read.entry.reply?.result?.['contents']);
+    }
+    expect(texts).toEqual([[{ text: 'one' }], [{ text: 'two' }], [{ text: 'one' }]]);
+  });
+
+  it('says "arguments" when the recorded arguments are not JSON, and cuts a long value short', () => {
+    const tape = readRecordedTape([{ type: 'tool_call', seq: 0, step: 0, t: 0, callId: 'c', tool: 'look', arguments: 'not json', key: 'k-x', server: 'srv' }] as McpRecordedEvent[]);
+    expect(matchCall(tape, 'look', 'k-y', { at: 'b' })).toMatchObject({ divergence: { message: 'tools/call look: arguments: recorded "not json", replayed {"at":"b"}', path: 'arguments' } });
+    const long = 'x'.repeat(200);
+    const cut = matchCall(tape, 'look', 'k-z', long);
+    expect('divergence' in cut && cut.divergence.message).toBe(`tools/call look: arguments: recorded "not json", replayed "${'x'.repeat(76)}...`);
+  });
+  it('names the first differing param against the next unanswered request of the method, leaving the client\'s _meta out', () => {
+    const tape = readRecordedTape([
+      ex('client', 'resources/read', { uri: 'file:///a' }, { contents: [] }),
+      ex('client', 'resources/read', { uri: 'file:///b' }, { contents: [] }),
+    ]);
+    const first = matchRequest(tape, 'resources/read', { uri: 'file:///a' });
+    if ('entry' in first) first.entry.used = true;
+    expect(matchRequest(tape, 'resources/read', { uri: 'file:///c', _meta: { progressToken: 3 } })).toMatchObject({
+      divergence: { message: 'resources/read: params.uri: recorded "file:///b", replayed "file:///c"', path: 'params.uri' },
+    });
+  });
 });

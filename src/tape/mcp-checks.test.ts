@@ -14,6 +14,7 @@ import type { RunEvent } from '../core/events.js';
 import type { RunMeta } from '../core/run-meta.js';
 import { mcpAgentRun, mcpBuiltInRun } from '../replay/test-support/mcp-runs.js';
 import { tapeArbitrary } from './test-support/arbitraries.js';
+import { McpChecks } from './mcp-checks.js';
 import { openTapeFile, validateTapeFile } from './tape-file.js';
 
 const DEMO = fileURLToPath(new URL('../../tapes/demo-loop.tape.jsonl', import.meta.url));
@@ -131,5 +132,21 @@ describe('the tape arbitrary of the property tests', () => {
     await fc.assert(fc.asyncProperty(tapeArbitrary, async ({ meta, events: list }) => {
       expect(await read(text(meta, list))).toBe(list.length);
     }), { numRuns: 60 });
+  });
+});
+
+describe('McpChecks: one call id given to two calls', () => {
+  const call = (server: string): RunEvent => ({ type: 'tool_call', seq: 0, step: 0, t: 0, callId: 'c1', tool: 't', arguments: '{}', key: 'k', server });
+  const result = (server: string): RunEvent => ({ type: 'tool_result', seq: 0, step: 0, t: 0, callId: 'c1', tool: 't', status: 'ok', output: '', durationMs: 0, server });
+  const checked = (events: RunEvent[]): (string | null)[] => {
+    const checks = new McpChecks({ source: 'proxy' });
+    return events.map((event) => checks.check(event));
+  };
+
+  it('takes the results of both, of either server first, each once; a result after both are answered is not checked', () => {
+    expect(checked([call('a'), call('b'), result('b'), result('a'), result('b')])).toEqual([null, null, null, null, null]);
+    const twice = checked([call('a'), call('b'), result('a'), result('a')]);
+    expect(twice.slice(0, 3)).toEqual([null, null, null]);
+    expect(twice[3]).toBe("tool_result c1 names server 'a', its tool_call server 'b': a result answers a call of the same server");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { McpSummary } from '../../library/mcp-link.js';
+import { mcpNotReproduced, type McpSummary } from '../../library/mcp-link.js';
 import type { ProxySummary } from '../../proxy/modes.js';
 import { mcpParts } from './run-mcp-summary.js';
 import { DIVERGED_EXIT_CODE, runExitCode, runSummaryLine } from './run-summary.js';
@@ -45,6 +45,12 @@ describe('agentctl run: the MCP servers in the last line and the exit code', () 
   it('recorded MCP calls never asked for, as the reason, are not counted again', () => {
     const line = runSummaryLine(replayed, 't.jsonl', { commandExit: 0, exitCode: 7 }, noFailures, mcp({ onTape: 2, served: 1, unused: 1 }));
     expect(line).toBe('diverged: 1 recorded MCP tool call never asked for (served 2 of 2 from t.jsonl), served 1 of 2 recorded MCP tool calls; the command exited 0');
+  });
+
+  it('a replay that made none of the recorded MCP calls says so; only a replay fails on MCP', () => {
+    expect(mcpParts(mcp({ onTape: 2, unused: 2 }))).toEqual(['served 0 of 2 recorded MCP tool calls', '2 recorded MCP tool calls never asked for']);
+    expect(mcpNotReproduced(mcp({ onTape: 2, unused: 2 }))).toBe('2 recorded MCP tool calls never asked for');
+    expect(mcpNotReproduced(mcp({ mode: 'new-episodes', onTape: 2, live: 1, unused: 1, divergences: [divergence] }))).toBeUndefined();
   });
 
   it('counts by mode: recorded, served and run live; nothing when no server took part', () => {
