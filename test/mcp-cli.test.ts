@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -28,6 +29,7 @@ afterAll(async () => {
 });
 
 const MEMORY = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
+const FAKE = fileURLToPath(new URL('./support/mcp-fake-server.mjs', import.meta.url));
 const BASE_ENV = { AGENTCTL_MCP_LINK: undefined, AGENTCTL_MODE: undefined, AGENTCTL_STORE: undefined };
 const mcp = (args: string[], env: Record<string, string | undefined> = {}) => runCli(['mcp', ...args], { env: { ...BASE_ENV, ...env } });
 
@@ -157,6 +159,37 @@ describe('agentctl mcp: the memory server through the SDK client', () => {
     expect(json.code).toBe(7);
     const summary: unknown = JSON.parse(json.stderr.trim().split('\n').at(-1) as string);
     expect(summary).toMatchObject({ server: 'memory', mode: 'replay', onTape: 2, refused: 1, divergences: 1, firstDivergenceField: 'arguments.entities[0].name', unused: 2, exitCode: 7 });
+  });
+});
+
+describe('agentctl mcp: what a server says is data, whatever its keys', () => {
+  it('a schema and an answer keyed constructor, prototype, __proto__: on the tape as sent, and served again from it', async () => {
+    const tape = join(dir, 'odd-keys.tape.jsonl');
+    const use = async (client: Client): Promise<unknown[]> => {
+      const tools = await client.listTools();
+      const answer = await client.callTool({ name: 'lookup', arguments: { constructor: 'Ada', prototype: 'Bob' } });
+      return [tools.tools.find((tool) => tool.name === 'lookup'), answer];
+    };
+    const recorded = await withWrapper(['--record', tape, '--name', 'odd', '--', process.execPath, FAKE, 'odd-keys'], use);
+    expect(recorded.stderr).toContain('agentctl mcp: 1 MCP tool call recorded');
+    const text = await readFile(tape, 'utf8');
+    expect(text).toContain('"found":{"__proto__":{"polluted":true},"constructor":"c","prototype":"p","toString":"t"}');
+    expect(text).toContain('"properties":{"constructor":{"type":"string"},"prototype":{"type":"string"}}');
+
+    const show = await runCli(['show', tape]);
+    expect(show.code, show.stderr).toBe(0);
+    const replayed = await withWrapper(['--replay', tape, '--name', 'odd', '--', process.execPath, join(dir, 'gone', 'fake.mjs')], use);
+    expect(replayed.value).toEqual(recorded.value);
+    expect(replayed.stderr.trim().split('\n').at(-1)).toBe(`agentctl mcp: served 1 of 1 recorded MCP tool call (${tape})`);
+    // Byte for byte as the server sent it, its own `__proto__` key included.
+    const input = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lookup', arguments: { constructor: 'Ada', prototype: 'Bob' } } },
+    ].map((message) => `${JSON.stringify(message)}\n`).join('');
+    const raw = await runCli(['mcp', '--replay', tape, '--name', 'odd', '--', process.execPath, join(dir, 'gone', 'fake.mjs')], { env: BASE_ENV, input });
+    expect(raw.code, raw.stderr).toBe(0);
+    expect(raw.stdout).toContain('"found":{"__proto__":{"polluted":true},"constructor":"c","prototype":"p","toString":"t"}');
   });
 });
 

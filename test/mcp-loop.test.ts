@@ -218,6 +218,33 @@ describe('the built-in agent with MCP servers', () => {
     expect(summaryOf(result)).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
   });
 
+  it('a tool whose schema has parameters named like object machinery (constructor, prototype): recorded, and the tape replays', async () => {
+    const config = join(dir, 'odd.config.json');
+    await writeFile(config, JSON.stringify({ tools: [], mcpServers: { fake: { command: process.execPath, args: [FAKE, 'odd-keys'] } } }));
+    const store = join(dir, 'store-odd');
+    const result = await record(['--config', config, '--workspace', join(dir, 'ws-odd'), '--store', store, '--name', 'odd'], [
+      { tool_calls: [call('o1', 'fake__lookup', { constructor: 'Ada', prototype: 'Bob' })] },
+      { content: 'found' },
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const events = eventsOf(result);
+    const start = events.find((e) => e.type === 'run_start');
+    const lookup = start?.type === 'run_start' ? start.customTools?.find((t) => t.name === 'fake__lookup') : undefined;
+    expect(Object.keys(lookup?.parameters['properties'] as object)).toEqual(['constructor', 'prototype']);
+    const answer = events.find((e) => e.type === 'tool_result');
+    expect(answer?.type === 'tool_result' && answer.output).toBe('lookup {"constructor":"Ada","prototype":"Bob"}');
+
+    // The tape agentctl wrote is one it reads: exported, shown and replayed.
+    const tape = join(dir, 'odd.tape.jsonl');
+    expect((await runCli(['export', 'odd', '-o', tape, '--store', store])).code).toBe(0);
+    const show = await runCli(['show', tape]);
+    expect(show.code, show.stderr).toBe(0);
+    const replay = await runCli(['replay', tape, '--json', '--no-save'], { env: noModel });
+    expect(replay.stderr).toBe('');
+    expect(summaryOf(replay)).toMatchObject({ verdict: 'reproduced', exitCode: 0 });
+    expect(behaviour(eventsOf(replay))).toEqual(behaviour(events));
+  });
+
   it('an MCP error result and a non-text part reach the model as a tool error with the words of tool-output', async () => {
     const config = join(dir, 'errors.config.json');
     await writeFile(config, JSON.stringify({ tools: [], mcpServers: { fake: { command: process.execPath, args: [FAKE] } } }));

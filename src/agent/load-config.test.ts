@@ -53,6 +53,27 @@ describe('parseConfig', () => {
     expect(config.temperature).toBeUndefined();
   });
 
+  it('a key named like object machinery, at any depth, is refused by name: a config goes on the tape, which holds none', () => {
+    const cases: Array<[unknown, string]> = [
+      [{ toolTimeouts: { constructor: 5 } }, 'a key named "constructor" (at toolTimeouts.constructor)'],
+      [{ prices: { prototype: { input: 1, output: 1 } } }, 'a key named "prototype" (at prices.prototype)'],
+      [{ mcpServers: { constructor: { command: 'a' } } }, 'a key named "constructor" (at mcpServers.constructor)'],
+      [{ mcpServers: { files: { command: 'a', tools: { prototype: { idempotent: true } } } } }, 'a key named "prototype" (at mcpServers.files.tools.prototype)'],
+      [JSON.parse('{"mcpServers":{"files":{"command":"a","env":{"__proto__":"x"}}}}'), 'a key named "__proto__" (at mcpServers.files.env.__proto__)'],
+      [JSON.parse('{"__proto__":{"model":"x"}}'), 'a key named "__proto__" (at __proto__)'],
+    ];
+    // A complete config too (as a recorded one is), which the quick check would otherwise vouch for.
+    cases.push([{ ...parseConfig({}, 'c'), toolTimeouts: { constructor: 5 } }, 'a key named "constructor" (at toolTimeouts.constructor)']);
+    for (const [value, named] of cases) {
+      const error = invalidOption(() => parseConfig(value, 'agentctl.config.json'));
+      expect(error.message).toBe(`agentctl.config.json: ${named}: no config can have one`);
+    }
+    // Nesting deeper than any config does not overflow the walk: the schema refuses the value.
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    expect(invalidOption(() => parseConfig({ tools: deep }, 'c')).message).toContain("field 'tools");
+  });
+
   it('a partial nested object keeps the defaults of its other fields', () => {
     const config = parseConfig({ limits: { maxSteps: 5 }, guardrails: { haltNudges: 1 } }, 'config');
     expect(config.limits).toEqual({

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { InvalidOptionError } from '../core/errors.js';
+import { isObjectMachineryKey, machineryKeyPath } from '../core/object-keys.js';
 import { agentConfigSchema, type AgentConfig } from './config.js';
 import { quickConfig } from './quick-config-check.js';
 
@@ -14,6 +15,12 @@ export function parseConfig(value: unknown, source: string): AgentConfig {
   // A complete config (a recorded one) usually passes the quick check; the rest go to the schema.
   const quick = quickConfig(value);
   if (quick !== undefined) return quick;
+  // A config goes on the tape, which holds no such key in agentctl's own records; and a schema's
+  // record would drop a `__proto__` key without a word.
+  const machinery = machineryKeyPath(value);
+  if (machinery !== null) {
+    throw new InvalidOptionError(`${source}: a key named "${machinery.slice(machinery.lastIndexOf('.') + 1)}" (at ${machinery}): no config can have one`);
+  }
   const result = agentConfigSchema().safeParse(value);
   if (!result.success) throw new InvalidOptionError(`${source}: ${describe(result.error)}`);
   return result.data;
@@ -47,7 +54,7 @@ export function applyOverrides(config: AgentConfig, overrides: readonly string[]
     const raw = override.slice(eq + 1);
     let target = draft;
     for (const [i, part] of path.entries()) {
-      if (part === '' || part === '__proto__' || part === 'constructor' || part === 'prototype') {
+      if (part === '' || isObjectMachineryKey(part)) {
         throw new InvalidOptionError(`--set: bad key '${path.join('.')}'`);
       }
       if (i === path.length - 1) {

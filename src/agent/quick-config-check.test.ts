@@ -123,6 +123,9 @@ describe('quick config check', () => {
     expect(quickConfig({ ...(defaults as Record<string, Json>), maxTokens: Infinity })).toBeUndefined();
     expect(quickConfig(JSON.parse(`{"__proto__":{},${JSON.stringify(defaults).slice(1)}`))).toBeUndefined();
     expect(quickConfig({ ...(defaults as Record<string, Json>), toolTimeouts: JSON.parse('{"__proto__":5}') })).toBeUndefined();
+    // Nor a key named like object machinery in any record: load-config.ts refuses those by name.
+    expect(quickConfig({ ...(defaults as Record<string, Json>), toolTimeouts: { constructor: 5 } })).toBeUndefined();
+    expect(quickConfig({ ...(defaults as Record<string, Json>), prices: { prototype: { input: 1, output: 1 } } })).toBeUndefined();
     expect(quickConfig({ ...(defaults as Record<string, Json>), tools: ['read_file', , 'x'] })).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@
  * refused differently. quick-config-check.test.ts holds it to that, on random changes of complete
  * configs.
  */
+import { isObjectMachineryKey } from '../core/object-keys.js';
 import type { AgentConfig } from './config.js';
 import { isRegExp } from './regexp-source.js';
 import { serverProblem, type McpServerConfig } from '../mcp/server-config.js';
@@ -49,7 +50,8 @@ function recordOf(value: Copy, keyOk: (key: string) => boolean = () => true): Co
     if (!isPlain(v)) return undefined;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(v)) {
-      if (key === '__proto__' || !keyOk(key)) return undefined;
+      // A machinery key is refused (load-config.ts words why): never vouched for here.
+      if (isObjectMachineryKey(key) || !keyOk(key)) return undefined;
       const copied = value(v[key]);
       if (copied === undefined) return undefined;
       out[key] = copied.value;

@@ -23,7 +23,8 @@ export function firstDifference(recorded: unknown, replayed: unknown, path = '')
     const b = replayed as Record<string, unknown>;
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) {
-      const diff = firstDifference(a[key], b[key], path === '' ? key : `${path}.${key}`);
+      // Own keys only: a key one side lacks is absent there, not Object's `constructor` or `toString`.
+      const diff = firstDifference(Object.hasOwn(a, key) ? a[key] : undefined, Object.hasOwn(b, key) ? b[key] : undefined, path === '' ? key : `${path}.${key}`);
       if (diff !== null) return diff;
     }
     return null;

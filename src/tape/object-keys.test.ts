@@ -20,6 +20,16 @@ describe('forbiddenKey', () => {
     expect(forbiddenKey(...line('{"type":"divergence","detail":{"path":"p","recorded":{"constructor":1},"replayed":{"__proto__":2}}}'))).toBeNull();
   });
 
+  it("lets what an MCP server said hold any key: a tool's schema, an exchange's reply, a tool result's reply", () => {
+    const schema = '{"type":"object","properties":{"constructor":{"type":"string"}}}';
+    expect(forbiddenKey(...line(`{"type":"run_start","customTools":[{"name":"x","parameters":${schema}}]}`))).toBeNull();
+    expect(forbiddenKey(...line(`{"type":"mcp_exchange","reply":{"result":{"tools":[{"name":"x","inputSchema":${schema}}]}}}`))).toBeNull();
+    expect(forbiddenKey(...line('{"type":"tool_result","mcp":{"result":{"structuredContent":{"__proto__":{"prototype":1}}}}}'))).toBeNull();
+    // Beside them, agentctl's own records still may not.
+    expect(forbiddenKey(...line(`{"type":"run_start","customTools":[{"name":"x","parameters":${schema}}],"config":{"prototype":1}}`))).toBe('config.prototype');
+    expect(forbiddenKey(...line('{"type":"tool_result","mcp":{},"constructor":1}'))).toBe('constructor');
+  });
+
   it('a line that spells none of the keys is not walked', () => {
     expect(forbiddenKey('{"a":1}', { a: { constructor: 1 } })).toBeNull();
   });

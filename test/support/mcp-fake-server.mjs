@@ -1,7 +1,8 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
 // dies in the middle of a call, or exits before the handshake. Run with `node mcp-fake-server.mjs
-// <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema.
+// <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
+// odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery).
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -26,6 +27,12 @@ const tools = [
 ];
 if (mode === 'bad-schema') tools.push({ name: 'loose', inputSchema: { type: 'string' } });
 if (mode === 'huge-schema') tools.push({ name: 'huge', inputSchema: { type: 'object', description: 'x'.repeat(70_000) } });
+// Keys are data: a parameter named `constructor`, an answer keyed by names such as `__proto__` (an own
+// key, as JSON.parse makes it) or `toString`.
+const ODD = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","prototype":"p","toString":"t"}');
+if (mode === 'odd-keys') {
+  tools.unshift({ name: 'lookup', inputSchema: { type: 'object', properties: { constructor: { type: 'string' }, prototype: { type: 'string' } } }, annotations: { readOnlyHint: true } });
+}
 if (mode === 'deep-schema') {
   let deep = { type: 'object' };
   for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
@@ -73,6 +80,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       } else if (name === 'die') process.kill(process.pid, 'SIGKILL');
       else if (name === 'fail') send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'fail: no such thing' } });
       else if (name === 'notes') answer({ content: [{ type: 'text', text: JSON.stringify(notes) }] });
+      else if (name === 'lookup') answer({ content: [{ type: 'text', text: `lookup ${JSON.stringify(args)}` }], structuredContent: { found: ODD, args } });
       else if (name === 'cwd') answer({ content: [{ type: 'text', text: process.cwd() }] });
       else if (name === 'pid') answer({ content: [{ type: 'text', text: String(process.pid) }] });
       else if (name === 'picture') answer({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: true });

@@ -13,15 +13,31 @@ import type { ChatMessage } from '../../core/messages.js';
 import { BUILTIN_TOOL_NAMES, isBuiltinToolName } from '../../tools/builtins.js';
 import { ToolRegistry } from '../../tools/registry.js';
 import { replyOutcome } from '../mcp-checks.js';
+import { isObjectMachineryKey } from '../../core/object-keys.js';
 
 const text = fc.string({ maxLength: 40 });
 const nat = fc.nat({ max: 1_000_000 });
 const time = fc.double({ min: 0, max: 1e7, noNaN: true, noDefaultInfinity: true });
-const json: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(
-  fc.string({ maxLength: 8 }),
+/**
+ * fast-check favours names such as `constructor` and `__proto__` for keys. What a client, a model or
+ * a server sent may have them at any depth below its top level (a tape holds them there); agentctl's
+ * own records (a config, a checkpoint, counters) never do, so their keys are renamed.
+ */
+const payload: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(
+  fc.string({ maxLength: 8 }).filter((key) => !isObjectMachineryKey(key)),
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<unknown>,
   { maxKeys: 4 },
 );
+/** A server's answer keyed by machinery names below its top level (fast-check rarely makes one at depth). */
+const oddPayload = fc.constant('{"structuredContent":{"__proto__":{"a":1},"constructor":"c","prototype":["p"]}}').map((text) => JSON.parse(text) as Record<string, unknown>);
+const json: fc.Arbitrary<Record<string, unknown>> = payload.map((value) => ownKeys(value) as Record<string, unknown>);
+const counterName = text.filter((key) => !isObjectMachineryKey(key));
+
+function ownKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(ownKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [isObjectMachineryKey(key) ? `${key}_` : key, ownKeys(inner)]));
+}
 const terminal = fc.constantFrom(...TERMINAL_STATES);
 const toolCall = fc.record({
   id: text,
@@ -42,9 +58,9 @@ const finishReason = fc.constantFrom(...finishReasonSchema.options);
 const server = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const mcpReply = fc.record(
   {
-    result: json,
+    result: fc.oneof({ arbitrary: payload, weight: 4 }, { arbitrary: oddPayload, weight: 1 }),
     error: fc.record({ code: fc.integer({ min: -32768, max: 32767 }), message: text, data: fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<unknown> }, { requiredKeys: ['code', 'message'] }),
-    notifications: fc.array(fc.record({ method: text, params: json }, { requiredKeys: ['method'] }), { maxLength: 2 }),
+    notifications: fc.array(fc.record({ method: text, params: payload }, { requiredKeys: ['method'] }), { maxLength: 2 }),
   },
   { requiredKeys: [] },
 );
@@ -95,7 +111,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
       tool: text,
       key: text,
       callId: text,
-      counters: fc.record({ before: fc.dictionary(text, nat, { maxKeys: 2 }), after: fc.dictionary(text, nat, { maxKeys: 2 }) }),
+      counters: fc.record({ before: fc.dictionary(counterName, nat, { maxKeys: 2 }), after: fc.dictionary(counterName, nat, { maxKeys: 2 }) }),
       threshold: nat,
       reason: text,
     },
@@ -106,7 +122,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
     { requiredKeys: ['type', 'callId', 'tool', 'status', 'output', 'durationMs'] },
   ),
   fc.record(
-    { type: fc.constant('mcp_exchange' as const), server, from: fc.constantFrom('client', 'server' as const), method: text, params: json, reply: mcpReply, durationMs: time },
+    { type: fc.constant('mcp_exchange' as const), server, from: fc.constantFrom('client', 'server' as const), method: text, params: payload, reply: mcpReply, durationMs: time },
     { requiredKeys: ['type', 'server', 'from', 'method'] },
   ),
   fc.record({ type: fc.constant('budget' as const), inputTokens: nat, outputTokens: nat, cost: time, nearBudget: fc.boolean() }),
