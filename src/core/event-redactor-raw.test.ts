@@ -304,6 +304,25 @@ describe('EventRedactor: texts carried in pieces besides the chunks\' (reasoning
     checkLogprobStream(secret, { text, pieces: ['nXf{F ', secret.slice(0, -1), 'D end'], ends: Array<boolean>(7).fill(false) }, Array<boolean>(6).fill(false));
   });
 
+  it('a whole reply body\'s logprob tokens: an alternative that starts a key-shaped text read in turn is redacted, the chosen tokens as they were', () => {
+    const secret = 'AIzai3fjXgLbkYipgUWHeqyEhTOUqZF7byoQkoD';
+    const text = `!@ ${secret} end`;
+    const pieces = ['!@ ', secret.slice(0, -1), 'D end'];
+    const body = { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: { content: pieces.map(logprob) }, finish_reason: 'stop' }] };
+    const event: RunEvent = {
+      seq: 0, step: 0, t: 0, type: 'llm_response', iteration: 0, attempt: 0, durationMs: 1,
+      response: { message: { role: 'assistant', content: text }, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+      http: { status: 200, headers: {}, body },
+    };
+    const [out] = new EventRedactor(plain).accept(event) as LlmResponseEvent[];
+    const entries = ((out?.http?.body as typeof body).choices[0] as (typeof body.choices)[0]).logprobs.content;
+    expect(entries.map((e) => [e.token, e.bytes === null, e.top_logprobs.map((t) => t.token)])).toEqual([
+      ['!@ ', false, ['!@ ', ` ${REDACTED}`]],
+      [REDACTED, true, [REDACTED, ' zq']],
+      [' end', true, [' end', ' zq']],
+    ]);
+  });
+
   it('a whole reply body\'s logprob tokens, the secret split anywhere across them', () => {
     fc.assert(
       fc.property(cases, ({ secret, s }) => {
@@ -324,9 +343,19 @@ describe('EventRedactor: texts carried in pieces besides the chunks\' (reasoning
         expect(entries.map((e) => e.top_logprobs[0]?.token).join('')).toBe(plain.text(text));
         const hit = touched(text, pieces);
         entries.forEach((entry, i) => {
-          // A token the secret touched lost its bytes; the others are as they were.
+          // A token the secret touched lost its bytes; the others are as they were, their alternatives
+          // too — but for one that, read in turn with its neighbours' tokens, is part of a key-shaped
+          // text (" zq" then a Google key's first 38 characters spell 40 of base64): that one is cut
+          // as a secret is (what is kept of it, then maybe the mark), and has lost its bytes.
           if (hit[i] === true) expect(entry.bytes).toBeNull();
-          else expect(entry).toEqual(logprob(pieces[i] as string));
+          else {
+            const was = logprob(pieces[i] as string);
+            expect({ ...entry, top_logprobs: entry.top_logprobs.slice(0, 1) }).toEqual({ ...was, top_logprobs: was.top_logprobs.slice(0, 1) });
+            entry.top_logprobs.slice(1).forEach((alternative, k) => {
+              if (alternative.bytes !== null) expect(alternative).toEqual(was.top_logprobs[k + 1]);
+              else expect(was.top_logprobs[k + 1]?.token.startsWith(alternative.token.replace(REDACTED, ''))).toBe(true);
+            });
+          }
         });
         // The body given is not changed.
         expect(body.choices[0]?.logprobs.content.map((e) => e.token).join('')).toBe(text);
