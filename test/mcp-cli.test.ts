@@ -193,6 +193,25 @@ describe('agentctl mcp: what a server says is data, whatever its keys', () => {
   });
 });
 
+describe('agentctl mcp: a replay of a tape without the server\'s traffic', () => {
+  const input = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+  const gone = (): string => join(dir, 'gone', 'server.js');
+
+  it('says so first: another --name than the recorded one, or a tape with no MCP traffic at all', async () => {
+    const tape = join(dir, 'named.tape.jsonl');
+    await withWrapper(['--record', tape, '--name', 'memory', '--', process.execPath, MEMORY], (client) => client.listTools());
+    const misnamed = await runCli(['mcp', '--replay', tape, '--name', 'memry', '--', process.execPath, gone()], { env: BASE_ENV, input });
+    expect(misnamed.code).toBe(7);
+    expect(misnamed.stderr.split('\n')[0]).toBe("agentctl mcp: warning: the tape holds no traffic of MCP server 'memry', only of memory: --name names the server as it was recorded");
+    const loop = fileURLToPath(new URL('../tapes/halt-nudge.tape.jsonl', import.meta.url));
+    const none = await runCli(['mcp', '--replay', loop, '--name', 'memory', '--', process.execPath, gone()], { env: BASE_ENV, input });
+    expect(none.stderr.split('\n')[0]).toBe('agentctl mcp: warning: the tape holds no MCP traffic: nothing can be answered from it');
+    // The recorded name: no warning.
+    const named = await runCli(['mcp', '--replay', tape, '--name', 'memory', '--', process.execPath, gone()], { env: BASE_ENV, input });
+    expect(named.stderr).not.toContain('warning');
+  });
+});
+
 describe('agentctl mcp: stopped by its client', () => {
   it('SIGTERM while the client still holds its input: the server is stopped and the tape written, everything the client saw on it', async () => {
     const tape = join(dir, 'stopped.tape.jsonl');

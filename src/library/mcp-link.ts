@@ -101,6 +101,12 @@ function sessionLink(setup: McpSessionSetup, recording: RecordingSession | undef
   };
 }
 
+/** The MCP servers whose traffic the session's tape holds, by name in sorted order (none when it replays nothing). */
+export function recordedServers(session: object): string[] {
+  const tape = internalsOf(session)?.mcp?.tape;
+  return tape === undefined ? [] : [...new Set(tape.mcp.map((event) => event.server as string))].sort();
+}
+
 /** The recorded MCP events of one server, in tape order. */
 function eventsOf(tape: CallTape, server: string): McpRecordedEvent[] {
   return tape.mcp.filter((event) => event.server === server);

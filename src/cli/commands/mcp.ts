@@ -17,7 +17,7 @@ import { printableJson, printableLine } from '../../core/terminal-text.js';
 import { checkMode, effectiveMode, type TapeMode } from '../../core/tape-modes.js';
 import { mcpServerNameSchema } from '../../core/tool-spec-schema.js';
 import { keyRedactor } from '../../library/key-redactor.js';
-import { localLink, mcpNotReproduced, type McpSummary } from '../../library/mcp-link.js';
+import { localLink, mcpNotReproduced, recordedServers, type McpSummary } from '../../library/mcp-link.js';
 import type { TapeSession } from '../../library/tape-options.js';
 import { openTapeSession } from '../../library/tape-session.js';
 import { endpointOf } from '../../mcp/http-upstream.js';
@@ -70,6 +70,15 @@ export async function runMcp(command: readonly string[], options: McpCommandOpti
   const say = (line: string): void => note(`agentctl mcp: ${printableLine(line)}`);
   if (plan.tape.kind === 'joined' && plan.tape.ignored.length > 0) say(`joined the run in ${plan.tape.source}: ${plan.tape.ignored.join(', ')} ignored`);
   const { link, session } = await openLink(plan, options);
+  if (session?.mode === 'replay') {
+    // A replay of a tape that holds none of this server's traffic answers nothing from it: most often a --name that is not the recorded one.
+    const servers = recordedServers(session);
+    if (!servers.includes(plan.name)) {
+      say(servers.length === 0
+        ? 'warning: the tape holds no MCP traffic: nothing can be answered from it'
+        : `warning: the tape holds no traffic of MCP server '${plan.name}', only of ${servers.join(', ')}: --name names the server as it was recorded`);
+    }
+  }
   let code: number;
   try {
     const allow = options.allowSideEffects === true && !link.allowSideEffects;
