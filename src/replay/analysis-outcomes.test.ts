@@ -84,4 +84,35 @@ describe('ToolOutcomes', () => {
     const reused = new ToolOutcomes(numbered(answer([a]), request({ a: 'first' }, 'messages'), answer([a]), request({ a: '[error] second' }, 'messages')));
     expect(reused.of(a, 2)).toMatchObject({ kind: 'ran', status: 'error', output: '[error] second' });
   });
+
+  it('a model that gives every step\'s call the same id: each call gets the outcome recorded after its own answer', () => {
+    const a = call('call_0');
+    const result = (status: ToolResultEvent['status'], output: string): RunEvent => ({ type: 'tool_result', seq: 0, step: 0, t: 0, callId: 'call_0', tool: 'lookup', status, output, durationMs: 0 });
+    const results = new ToolOutcomes(numbered(answer([a]), result('ok', 'first'), answer([a]), result('error', 'second')));
+    expect(results.of(a, 0)).toMatchObject({ kind: 'ran', status: 'ok', output: 'first' });
+    expect(results.of(a, 2)).toMatchObject({ kind: 'ran', status: 'error', output: 'second' });
+    // Refused by a policy at the second step only: the first call ran.
+    const denials = new ToolOutcomes(numbered(
+      answer([a]), result('ok', 'ran'),
+      answer([a]), decision('call_0', { gate: 'policy', verdict: 'block', rule: 'unknown_tool' }), result('denied', 'no'),
+      answer([a]), result('denied', 'no'),
+    ));
+    expect(denials.of(a, 0)).toMatchObject({ kind: 'ran', status: 'ok' });
+    expect(denials.of(a, 2)).toEqual({ kind: 'denied' });
+    expect(denials.of(a, 5)).toEqual({ kind: 'unknown' });
+    // Refused by its guardrails at the first step, by a policy at the second: only the second is a denial.
+    const later = new ToolOutcomes(numbered(
+      answer([a]), decision('call_0', { gate: 'loop_guard', verdict: 'block', rule: 'identical_call_block' }), result('denied', 'no'),
+      answer([a]), decision('call_0', { gate: 'policy', verdict: 'block', rule: 'unknown_tool' }), result('denied', 'no'),
+    ));
+    expect(later.of(a, 0)).toEqual({ kind: 'unknown' });
+    expect(later.of(a, 3)).toEqual({ kind: 'denied' });
+    // Failures decisions: the step's own.
+    const failures = new ToolOutcomes(numbered(
+      answer([a]), decision('call_0', { gate: 'failures', verdict: 'continue', rule: 'consecutive_failures' }),
+      answer([a]), decision('call_0', { gate: 'failures', verdict: 'continue', rule: 'failure_reset' }),
+    ));
+    expect(failures.of(a, 0)).toMatchObject({ kind: 'ran', status: 'error' });
+    expect(failures.of(a, 2)).toMatchObject({ kind: 'ran', status: 'ok' });
+  });
 });

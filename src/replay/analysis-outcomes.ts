@@ -2,7 +2,8 @@
  * How a recorded tool call ended, for the analysis of a run: from what the tape holds, best first.
  *
  *  1. A `tool_result` with the call's id (the built-in loop, a live guardrail adapter), or else a
- *     recorded `failures` decision about it: the outcome as it was.
+ *     recorded `failures` decision about it, the first after the answer that asked for the call:
+ *     the outcome as it was.
  *  2. A `recordTool` result (the library's tool wrapper numbers its calls itself), or an MCP tool
  *     call `agentctl mcp` recorded (the server's own call, with the wrapper's ids): matched by tool
  *     and call key, in order, among the tools run between the answer that asked for the call and the
@@ -46,13 +47,33 @@ interface ToolMessage {
 /** The `[error] ` mark the Anthropic fold gives a tool result marked is_error (llm/transport/anthropic-wire.ts). */
 const ANTHROPIC_ERROR = '[error] ';
 
+/**
+ * What the tape holds about calls, by call id, in tape order. An id is looked up among the events
+ * after the answer that asked for the call: models served by some local runtimes give every step's
+ * call the same id (`call_0`), so an id alone does not name one call.
+ */
+class ById<T extends { seq: number }> {
+  private readonly byId = new Map<string, T[]>();
+
+  add(id: string, value: T): void {
+    const list = this.byId.get(id);
+    if (list === undefined) this.byId.set(id, [value]);
+    else list.push(value);
+  }
+
+  /** The first of `id`'s after `seq` (and before `before`). */
+  after(id: string, seq: number, before = Infinity): T | undefined {
+    return this.byId.get(id)?.find((value) => value.seq > seq && value.seq < before);
+  }
+}
+
 export class ToolOutcomes {
-  private readonly results = new Map<string, ToolResultEvent>();
-  private readonly failures = new Map<string, RunEvent & { type: 'guardrail' }>();
-  private readonly policyDenied = new Set<string>();
+  private readonly results = new ById<ToolResultEvent>();
+  private readonly failures = new ById<RunEvent & { type: 'guardrail' }>();
+  private readonly policyDenied = new ById<{ seq: number }>();
   private readonly runs: ToolRun[] = [];
   private readonly used = new Set<ToolRun>();
-  private readonly messages = new Map<string, ToolMessage[]>();
+  private readonly messages = new ById<ToolMessage>();
   /** The seq of every model request, in order. */
   private readonly requests: number[] = [];
 
@@ -75,21 +96,19 @@ export class ToolOutcomes {
         case 'tool_result': {
           const run = runs.get(event.callId);
           if (run !== undefined) run.result ??= event;
-          else if (!this.results.has(event.callId)) this.results.set(event.callId, event);
+          else this.results.add(event.callId, event);
           break;
         }
         case 'guardrail':
           if (event.callId === undefined || event.analysis === true) break;
-          if (event.gate === 'failures') this.failures.set(event.callId, event);
-          if (event.gate === 'policy' && event.verdict === 'block' && event.rule !== RULES.afterHalt && event.rule !== RULES.afterStop) this.policyDenied.add(event.callId);
+          if (event.gate === 'failures') this.failures.add(event.callId, event);
+          if (event.gate === 'policy' && event.verdict === 'block' && event.rule !== RULES.afterHalt && event.rule !== RULES.afterStop) this.policyDenied.add(event.callId, event);
           break;
         case 'llm_request':
           this.requests.push(event.seq);
           for (const message of event.append) {
             if (message.role !== 'tool') continue;
-            const list = this.messages.get(message.tool_call_id) ?? [];
-            list.push({ seq: event.seq, content: message.content, endpoint: event.endpoint });
-            this.messages.set(message.tool_call_id, list);
+            this.messages.add(message.tool_call_id, { seq: event.seq, content: message.content, endpoint: event.endpoint });
           }
           break;
         default:
@@ -100,12 +119,13 @@ export class ToolOutcomes {
 
   /** How `call`, asked for by the answer at `askedAt` (its seq), ended. */
   of(call: ToolCall, askedAt: number): FoundOutcome {
-    const result = this.results.get(call.id);
+    const result = this.results.after(call.id, askedAt);
     if (result !== undefined) {
       if (result.status !== 'denied') return { kind: 'ran', status: result.status, output: result.output, from: 'recorded' };
-      return this.policyDenied.has(call.id) ? { kind: 'denied' } : { kind: 'unknown' };
+      // The policy's decision comes before the result it refused.
+      return this.policyDenied.after(call.id, askedAt, result.seq) !== undefined ? { kind: 'denied' } : { kind: 'unknown' };
     }
-    const failures = this.failures.get(call.id);
+    const failures = this.failures.after(call.id, askedAt);
     if (failures !== undefined) {
       const ok = failures.rule === RULES.failureReset;
       return { kind: 'ran', status: ok ? 'ok' : 'error', output: '', from: 'recorded' };
@@ -122,7 +142,7 @@ export class ToolOutcomes {
       const status = run.result.status === 'denied' ? 'error' : run.result.status;
       return { kind: 'ran', status, output: run.result.output, from: 'recorded' };
     }
-    const message = this.messages.get(call.id)?.find((m) => m.seq > askedAt);
+    const message = this.messages.after(call.id, askedAt);
     if (message !== undefined) {
       const failed = message.endpoint === 'messages' && message.content.startsWith(ANTHROPIC_ERROR);
       return { kind: 'ran', status: failed ? 'error' : 'ok', output: message.content, from: 'messages' };
