@@ -108,7 +108,7 @@ describe('GuardrailSession', () => {
     expect(end.action === 'stop' ? end.reason : '').toMatch(/^tool_failures: `first` has failed/);
   });
 
-  it('a step that asked for no calls ends with no decision; after the stop, a step ends with none either', () => {
+  it('a step that asked for no calls ends with no decision; after the stop, a step ends in it again, with none either', () => {
     const seen: GuardrailDecision[] = [];
     const session = new GuardrailSession({ maxRepeatedToolSteps: 1 }, { onDecision: (d) => seen.push(d) });
     expect(session.endStep()).toEqual({ action: 'continue', decisions: [] });
@@ -118,6 +118,10 @@ describe('GuardrailSession', () => {
     const after = runStep(session, call('c', 'r', {}));
     expect(after.before).toMatchObject({ action: 'block', decisions: [{ rule: 'after_stop' }] });
     expect(after.end.decisions).toEqual([]);
+    // Every step after the stop ends in it again, as startStep says too: a driver that asks is never told to go on.
+    expect(after.end).toMatchObject({ action: 'stop', rule: 'repetition' });
+    expect(session.endStep()).toMatchObject({ action: 'stop', rule: 'repetition', decisions: [] });
+    expect(session.startStep([])).toMatchObject({ action: 'stop', rule: 'repetition' });
     expect(seen.filter((d) => d.gate === 'repetition').map((d) => d.verdict)).toEqual(['continue', 'stuck']);
   });
 

@@ -244,9 +244,14 @@ export class GuardrailSession {
    * failure counts start over and `nudge` is the message the model should read next.
    */
   endStep(): StepCheck {
+    if (this.stopped !== null) {
+      // The run was stopped already: every step after says so, as startStep does.
+      this.beginStep(this.currentStep + 1);
+      return { action: 'stop', rule: this.stopped.rule, reason: this.stopped.reason, decisions: [] };
+    }
     let check: StepCheck = { action: 'continue', decisions: [] };
-    if (this.gathered !== null && this.gathered.length > 0 && this.stopped === null) check = this.checkRepetition(this.gathered);
-    if (check.action === 'continue' && this.haltedBy !== null && this.stopped === null) {
+    if (this.gathered !== null && this.gathered.length > 0) check = this.checkRepetition(this.gathered);
+    if (check.action === 'continue' && this.haltedBy !== null) {
       if (this.nudgesUsed < this.config.haltNudges) {
         this.nudgesUsed++;
         this.gates.guard.resetFailures();
