@@ -36,9 +36,23 @@ export function offeredName(server: string, tool: string): string | undefined {
   }
 }
 
-/** Whether a model's call named `name` is of `tool` of `server`: by the tool's own name, or the one agentctl offers it by. */
+/**
+ * Whether a model's call named `name` is of `tool` of `server`: by the tool's own name, the one
+ * agentctl offers it by (`<server>__<tool>`), or a name an agent of its own made of the server's and
+ * the tool's, the server's last before separators (`memory_create_entities`,
+ * `mcp__memory__create_entities`; the tool's name may have its odd characters written as `_`).
+ */
 export function namesMcpTool(name: string, tool: string, server: string): boolean {
-  return name === tool || name === offeredName(server, tool);
+  if (name === tool || name === offeredName(server, tool)) return true;
+  for (const own of [tool, tool.replace(/[^A-Za-z0-9_-]/g, '_')]) {
+    if (!name.endsWith(own)) continue;
+    const joined = name.slice(0, -own.length);
+    const prefix = joined.replace(/[_.-]+$/, '');
+    if (prefix === joined || !prefix.endsWith(server)) continue;
+    const before = prefix.slice(0, -server.length);
+    if (before === '' || /[_.-]$/.test(before)) return true;
+  }
+  return false;
 }
 
 /** The tool's name with its server mark: `read_file (mcp files)`. */

@@ -53,6 +53,18 @@ describe('analysis of a run whose agent used an MCP server through agentctl mcp'
     expect(analyseRun(run.meta, failedWrite).stop).toMatchObject({ step: 3, rule: 'identical_call_block' });
   });
 
+  it('a model that calls the tools by names its agent made (mcp__files__read_file, files_read_file): matched as well', () => {
+    for (const prefix of ['mcp__files__', 'files_']) {
+      const steps = [read({ modelName: `${prefix}read_file` }), read({ modelName: `${prefix}read_file` }), write({ modelName: `${prefix}write_file` }), read({ modelName: `${prefix}read_file` })];
+      const analysis = library(steps);
+      expect(analysis.outcomes, prefix).toEqual({ recorded: 3, fromMessages: 0, unknown: 0 });
+      expect(analysis.stop, prefix).toBeNull();
+      // Another server's name before the tool's: neither the outcome nor the flags.
+      const other = library([read({ modelName: 'docs_read_file' }), read({ modelName: 'docs_read_file' })]);
+      expect(other.outcomes).toEqual({ recorded: 0, fromMessages: 0, unknown: 2 });
+    }
+  });
+
   it('an MCP call with other arguments than the model asked for is not its outcome', () => {
     for (const modelName of ['read_file', 'files__read_file']) {
       const run = mcpAgentRun([read({ modelName })]);
@@ -77,13 +89,19 @@ describe('listedToolFlags', () => {
     const relisted = mcpAgentRun([], { server: 'a', tools: [{ name: 'put' }] });
     const exchanges = (run: typeof a) => run.events.filter((e) => e.type === 'mcp_exchange');
     const flags = listedToolFlags([...exchanges(a), ...exchanges(b), ...exchanges(relisted)]);
-    expect(flags.get('a__get')).toEqual({ idempotent: true, mutating: false });
-    expect(flags.get('b__get')).toEqual({ idempotent: true, mutating: true });
-    expect(flags.get('get')).toEqual({ idempotent: true, mutating: true });
-    expect(flags.get('a__put')).toEqual({ idempotent: false, mutating: true });
-    expect(flags.get('put')).toEqual({ idempotent: false, mutating: true });
-    expect(flags.get('find')).toEqual({ idempotent: false, mutating: true });
-    expect(flags.has('initialize')).toBe(false);
+    expect(flags('a__get')).toEqual({ idempotent: true, mutating: false });
+    expect(flags('b__get')).toEqual({ idempotent: true, mutating: true });
+    expect(flags('get')).toEqual({ idempotent: true, mutating: true });
+    expect(flags('a__put')).toEqual({ idempotent: false, mutating: true });
+    expect(flags('put')).toEqual({ idempotent: false, mutating: true });
+    expect(flags('find')).toEqual({ idempotent: false, mutating: true });
+    expect(flags('initialize')).toBeUndefined();
+    // Names an agent made of the server's and the tool's: the server's name last before the separators.
+    expect(flags('mcp__a__get')).toEqual({ idempotent: true, mutating: false });
+    expect(flags('a_get')).toEqual({ idempotent: true, mutating: false });
+    expect(flags('a.get')).toEqual({ idempotent: true, mutating: false });
+    expect(flags('b-find')).toEqual({ idempotent: false, mutating: true });
+    for (const other of ['xa_get', 'a_getx', 'aget', 'a__', 'a_b_get_', 'c__get']) expect(flags(other), other).toBeUndefined();
   });
 });
 

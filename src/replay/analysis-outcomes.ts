@@ -8,8 +8,8 @@
  *     call `agentctl mcp` recorded (the server's own call, with the wrapper's ids): matched by tool
  *     and call key, in order, among the tools run between the answer that asked for the call and the
  *     next model request (an answer the agent dropped had none of its calls run). A model that calls
- *     an MCP tool by the name agentctl offers it by (`<server>__<tool>`) matches that tool's calls,
- *     keyed by the tool's own name.
+ *     an MCP tool by another name than its own (`<server>__<tool>`, or a prefix of its agent's:
+ *     src/mcp/event-text.ts, namesMcpTool) matches that tool's calls, keyed by the tool's own name.
  *  3. The tool message with the call's id in a later request: the agent sent the model the result,
  *     so the call ran. A tool message does not say whether it failed — except one folded from an
  *     Anthropic `tool_result` marked `is_error`, which reads `[error] …` — so it counts as a success.
@@ -21,7 +21,7 @@ import type { LlmRequestEvent, RunEvent, ToolResultEvent } from '../core/events.
 import type { ToolCall } from '../core/messages.js';
 import { callKey, parseToolCall } from '../guardrails/call-key.js';
 import { RULES } from '../guardrails/rules.js';
-import { offeredName } from '../mcp/event-text.js';
+import { namesMcpTool } from '../mcp/event-text.js';
 
 export type FoundOutcome =
   | { kind: 'ran'; status: 'ok' | 'error' | 'timeout'; output: string; from: 'recorded' | 'messages' }
@@ -33,8 +33,8 @@ interface ToolRun {
   seq: number;
   tool: string;
   key: string;
-  /** An MCP tool's: the name agentctl offers it by (`<server>__<tool>`). */
-  offered: string | undefined;
+  /** An MCP tool's server. */
+  server: string | undefined;
   result: ToolResultEvent | undefined;
 }
 
@@ -87,8 +87,7 @@ export class ToolOutcomes {
       switch (event.type) {
         case 'tool_call':
           if (!modelIds.has(event.callId)) {
-            const offered = event.server === undefined ? undefined : offeredName(event.server, event.tool);
-            const run: ToolRun = { seq: event.seq, tool: event.tool, key: event.key, offered, result: undefined };
+            const run: ToolRun = { seq: event.seq, tool: event.tool, key: event.key, server: event.server, result: undefined };
             runs.set(event.callId, run);
             this.runs.push(run);
           }
@@ -133,8 +132,10 @@ export class ToolOutcomes {
     const parsed = parseToolCall(call);
     const tool = call.function.name;
     const until = this.requests.find((seq) => seq > askedAt) ?? Infinity;
-    const sameCall = (r: ToolRun): boolean =>
-      (r.tool === tool && r.key === parsed.key) || (r.offered === tool && parsed.ok && r.key === callKey(r.tool, parsed.args));
+    // An MCP tool called by another name than its own: keyed by its own name, as it was recorded.
+    const asMcpTool = (r: ToolRun): boolean =>
+      r.server !== undefined && parsed.ok && namesMcpTool(tool, r.tool, r.server) && r.key === callKey(r.tool, parsed.args);
+    const sameCall = (r: ToolRun): boolean => (r.tool === tool && r.key === parsed.key) || asMcpTool(r);
     const matches = (r: ToolRun): boolean => sameCall(r) && r.result !== undefined && !this.used.has(r);
     const run = this.runs.find((r) => r.seq > askedAt && r.seq < until && matches(r));
     if (run?.result !== undefined) {
