@@ -121,8 +121,8 @@ class Conversation implements McpConversation {
   }
 
   fromClient(message: JsonRpcMessage): Promise<void> {
-    if (this.over) return Promise.resolve();
-    return this.enqueue(() => this.handle(message));
+    // Asked when its turn comes: a message that came while the end was being written goes nowhere either.
+    return this.enqueue(() => (this.over ? Promise.resolve() : this.handle(message)));
   }
 
   close(): Promise<void> {

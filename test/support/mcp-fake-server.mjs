@@ -1,6 +1,6 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
-// dies in the middle of a call, or exits before the handshake. Run with `node mcp-fake-server.mjs
+// dies in the middle of a call, or exits before the handshake (and never answers resources/subscribe). Run with `node mcp-fake-server.mjs
 // <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
 // odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery).
 import { createInterface } from 'node:readline';
@@ -87,6 +87,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       else send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool ${name}` } });
       return;
     }
+    case 'resources/subscribe':
+      // A request other than a tool call that it never answers.
+      return;
     default:
       send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no ${message.method}` } });
   }

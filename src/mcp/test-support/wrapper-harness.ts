@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -20,6 +21,8 @@ const resolveScript = createRequire(import.meta.url).resolve;
 export const MEMORY_SERVER = resolveScript('@modelcontextprotocol/server-memory/dist/index.js');
 export const EVERYTHING_SERVER = resolveScript('@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM_SERVER = resolveScript('@modelcontextprotocol/server-filesystem/dist/index.js');
+/** test/support/mcp-fake-server.mjs: a server for the cases real ones do not show on demand (its first argument is its mode). */
+export const FAKE_SERVER = fileURLToPath(new URL('../../../test/support/mcp-fake-server.mjs', import.meta.url));
 
 /** A server of the dev dependencies, run by this Node with `args` (a test adds a unique one to find its process). */
 export function nodeServer(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): McpUpstream {
