@@ -7,24 +7,16 @@
  * without a reply.
  */
 import { describe, expect, it } from 'vitest';
-import { createRedactor } from '../core/redact.js';
 import type { RunEvent } from '../core/events.js';
-import { openConversation, type McpConversation } from './conversation.js';
-import { isReply, RPC_ERRORS, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './protocol.js';
+import type { McpConversation } from './conversation.js';
+import { isReply, RPC_ERRORS } from './protocol.js';
 import { SERVER_ENDED } from './recorded-tape.js';
-import { memoryLink, type MemoryLink } from './test-support/memory-link.js';
-import { absentServer, FAKE_SERVER, nodeServer, watched, wrapped } from './test-support/wrapper-harness.js';
+import { memoryLink } from './test-support/memory-link.js';
+import { answeredIds, call, INITIALIZE, INITIALIZED, request, talk } from './test-support/talk.js';
+import { absentServer, fakeServer as fake, watched, wrapped } from './test-support/wrapper-harness.js';
 import type { McpUpstream } from './upstream.js';
 
-const fake = (mode = 'normal'): McpUpstream => nodeServer(FAKE_SERVER, [mode]);
 const KILLED = "agentctl: MCP server 'fake' killed by SIGKILL before it answered";
-
-let nextId = 100;
-const request = (method: string, params?: Record<string, unknown>, id: JsonRpcId = nextId++): JsonRpcRequest =>
-  params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-const call = (name: string, args: Record<string, unknown>, id?: JsonRpcId): JsonRpcRequest => request('tools/call', { name, arguments: args }, id);
-const INITIALIZE = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
-const INITIALIZED: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 /** A recording through the SDK client: the tool list, an echo of "a", and (with `die`) a call that kills the server. */
 async function recorded(die: boolean): Promise<RunEvent[]> {
@@ -37,36 +29,6 @@ async function recorded(die: boolean): Promise<RunEvent[]> {
   return link.events as RunEvent[];
 }
 
-interface Talk {
-  conversation: McpConversation;
-  /** Everything the conversation sent the client. */
-  got: JsonRpcMessage[];
-  /** The answer of request `id`, once it came. */
-  answer(id: JsonRpcId): Promise<JsonRpcMessage>;
-}
-
-/** A conversation driven message by message, as a transport would. */
-async function talk(link: MemoryLink, upstream: McpUpstream): Promise<Talk> {
-  const got: JsonRpcMessage[] = [];
-  const waiting = new Map<JsonRpcId, (message: JsonRpcMessage) => void>();
-  const conversation = await openConversation({
-    server: 'fake',
-    link,
-    upstream,
-    redact: createRedactor({ patterns: link.redact }),
-    toClient: (message) => {
-      got.push(message);
-      if (isReply(message) && message.id !== null) waiting.get(message.id)?.(message);
-    },
-  });
-  const answer = (id: JsonRpcId): Promise<JsonRpcMessage> => {
-    const found = got.find((message) => isReply(message) && message.id === id);
-    return found === undefined ? new Promise((done) => waiting.set(id, done)) : Promise.resolve(found);
-  };
-  return { conversation, got, answer };
-}
-
-const answeredIds = (got: readonly JsonRpcMessage[]): unknown[] => got.filter(isReply).map((message) => message.id);
 /** The conversation's end if it has come, else 'open' (a settled promise wins a race over a later one). */
 const endOf = (conversation: McpConversation): Promise<unknown> => Promise.race([conversation.ended, Promise.resolve('open')]);
 

@@ -1,8 +1,9 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
-// dies in the middle of a call, or exits before the handshake (and never answers resources/subscribe). Run with `node mcp-fake-server.mjs
-// <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
-// odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery).
+// dies in the middle of a call, or exits before the handshake; it never answers resources/subscribe.
+// Run with `node mcp-fake-server.mjs <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
+// odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery),
+// chatty (echo logs a line while it runs and another after its answer).
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -70,7 +71,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return;
     case 'tools/call': {
       const { name, arguments: args } = message.params;
-      if (name === 'echo') answer({ content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] });
+      if (name === 'echo') {
+        // chatty: a log line while the call is open, and one after its answer, outside any request.
+        if (mode === 'chatty') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'during' } });
+        answer({ content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] });
+        if (mode === 'chatty') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after' } });
+      }
       else if (name === 'ask') {
         asking = { id: message.id, replies: [] };
         send({ jsonrpc: '2.0', id: 'server-1', method: 'ping' });

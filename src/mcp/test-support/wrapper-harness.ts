@@ -29,6 +29,9 @@ export function nodeServer(script: string, args: readonly string[], env: NodeJS.
   return stdioUpstream({ command: process.execPath, args: [script, ...args], env: { ...process.env, ...env }, stderr: 'ignore', stopGraceMs: 500 });
 }
 
+/** The fake server (FAKE_SERVER) in `mode`. */
+export const fakeServer = (mode = 'normal'): McpUpstream => nodeServer(FAKE_SERVER, [mode]);
+
 /** An upstream that cannot be started: a replay that must not need its server. */
 export const absentServer: McpUpstream = {
   label: 'absent',
