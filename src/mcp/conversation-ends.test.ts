@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import type { McpConversation } from './conversation.js';
-import { isReply, RPC_ERRORS } from './protocol.js';
+import { isNotification, isReply, RPC_ERRORS } from './protocol.js';
 import { SERVER_ENDED } from './recorded-tape.js';
 import { memoryLink } from './test-support/memory-link.js';
 import { answeredIds, call, INITIALIZE, INITIALIZED, request, talk } from './test-support/talk.js';
@@ -65,6 +65,25 @@ describe('how a conversation ends', () => {
       'die {}',
       'echo {"text":"b"}',
     ]);
+  });
+
+  it('new-episodes whose server dies goes on with the tape, and so does a replay of the run it wrote: no end of the server on it', async () => {
+    const link = memoryLink({ mode: 'new-episodes', recorded: await recorded(false) });
+    const session = await wrapped(link, fake(), 'fake');
+    const use = async (client: typeof session.client): Promise<unknown> => {
+      await client.listTools();
+      await expect(client.callTool({ name: 'die', arguments: {} })).rejects.toMatchObject({ code: RPC_ERRORS.connectionClosed, message: expect.stringContaining(KILLED) as string });
+      return client.callTool({ name: 'echo', arguments: { text: 'a' } });
+    };
+    const answered = await use(session.client);
+    expect(await session.close()).toBe(0);
+    expect(link.events.filter((event) => event.type === 'mcp_exchange' && event.method === SERVER_ENDED)).toEqual([]);
+
+    const replayLink = memoryLink({ mode: 'replay', recorded: link.events as RunEvent[] });
+    const replay = await wrapped(replayLink, absentServer, 'fake');
+    expect(await use(replay.client)).toEqual(answered);
+    expect(await replay.close()).toBe(0);
+    expect(replayLink.notes.at(-1)).toEqual({ kind: 'end', server: 'fake', unused: 0 });
   });
 
   it('once a replay has served its server\'s recorded end, a request that comes still is neither answered nor reported', async () => {
@@ -148,6 +167,22 @@ describe('how a conversation ends', () => {
     await answered;
     await conversation.close();
     expect(answeredIds(got)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a request a server that stopped reading cannot take waits for the server\'s end, and is answered with how it ended', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const { conversation, answer, when, got } = await talk(link, fake('deaf'));
+    await conversation.fromClient(request('initialize', INITIALIZE, 1));
+    await answer(1);
+    await conversation.fromClient(call('pid', {}, 2));
+    const pid = Number((await answer(2) as unknown as { result: { content: Array<{ text: string }> } }).result.content[0]?.text);
+    await conversation.fromClient(call('echo', { text: 'a' }, 3));
+    await when((message) => isNotification(message) && message.params?.['data'] === 'deaf');
+    await conversation.fromClient(call('echo', { text: 'b' }, 4));
+    expect(answeredIds(got)).toEqual([1, 2, 3]);
+    process.kill(pid, 'SIGTERM');
+    expect(await answer(4)).toMatchObject({ error: { code: RPC_ERRORS.connectionClosed, message: "agentctl: MCP server 'fake' killed by SIGTERM before it answered" } });
+    await conversation.close();
   });
 
   it('a replay of a server that ended before any request is over as soon as it opens', async () => {

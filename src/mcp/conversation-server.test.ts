@@ -17,8 +17,8 @@ import { absentServer, fakeServer } from './test-support/wrapper-harness.js';
 /** A message as a line of a test: an answer's id, a notification's method and data, a request's method. */
 function shown(message: JsonRpcMessage): string {
   if (isReply(message)) return `answer ${String(message.id)}`;
-  if (isNotification(message)) return `${message.method} ${String(message.params?.['data'])}`;
-  return `request ${message.method}`;
+  if (isRequest(message)) return `request ${message.method}`;
+  return `${message.method} ${String(message.params?.['data'])}`;
 }
 
 /** An event as a line of a test. */
@@ -90,5 +90,20 @@ describe('what a server says besides its answers', () => {
       RPC_ERRORS.connectionClosed,
       RPC_ERRORS.connectionClosed,
     ]);
+  });
+
+  it('new-episodes, its server dead, writes no late answer of the client to a request of that server', async () => {
+    const link = memoryLink({ mode: 'new-episodes', recorded: [] });
+    const { conversation, answer, when } = await talk(link, fakeServer());
+    await conversation.fromClient(request('initialize', INITIALIZE, 1));
+    await answer(1);
+    await conversation.fromClient(call('ask', {}, 2));
+    await when((message) => isRequest(message) && message.method === 'roots/list');
+    await conversation.fromClient(call('die', {}, 3));
+    await answer(3);
+    // The tape goes on answering: the conversation is not over, and the client answers the dead server.
+    await conversation.fromClient({ jsonrpc: '2.0', id: 'server-2', result: { roots: [] } });
+    await conversation.close();
+    expect(link.events.map(line).slice(-4)).toEqual(['tool_result ask', 'tool_result die', 'server ping', 'server roots/list']);
   });
 });

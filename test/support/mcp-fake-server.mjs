@@ -3,7 +3,9 @@
 // dies in the middle of a call, or exits before the handshake; it never answers resources/subscribe.
 // Run with `node mcp-fake-server.mjs <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
 // odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery),
-// chatty (echo logs a line while it runs and another after its answer).
+// chatty (echo logs a line while it runs and another after its answer), deaf (after answering echo it
+// closes its input and lives on).
+import { closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -76,6 +78,16 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         if (mode === 'chatty') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'during' } });
         answer({ content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] });
         if (mode === 'chatty') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after' } });
+        if (mode === 'deaf') {
+          // Stops reading its input but lives on, and says so once its input is closed.
+          process.stdin.once('close', () => {
+            // Node keeps descriptor 0 open past the stream: closed here, so a write to it fails.
+            closeSync(0);
+            send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'deaf' } });
+          });
+          process.stdin.destroy();
+          setInterval(() => undefined, 1 << 30);
+        }
       }
       else if (name === 'ask') {
         asking = { id: message.id, replies: [] };
