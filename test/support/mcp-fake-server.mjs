@@ -4,7 +4,7 @@
 // Run with `node mcp-fake-server.mjs <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
 // odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery),
 // chatty (echo logs a line while it runs and another after its answer), deaf (after answering echo it
-// closes its input and lives on).
+// closes its input and lives on), refuse-initialize (answers initialize with an error).
 import { closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -62,6 +62,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const answer = (result) => send({ jsonrpc: '2.0', id: message.id, result });
   switch (message.method) {
     case 'initialize': {
+      if (mode === 'refuse-initialize') {
+        send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'this client is not welcome' } });
+        return;
+      }
       const version = mode === 'old-version' ? '2023-01-01' : mode === 'v2024' ? '2024-11-05' : mode === 'newest' ? '2025-11-25' : message.params.protocolVersion;
       answer({ protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } });
       return;

@@ -38,11 +38,12 @@ export const absentServer: McpUpstream = {
   open: () => Promise.reject(new Error('the server is not there')),
 };
 
-/** An upstream that counts its starts and keeps every message sent to the server. */
-export function watched(upstream: McpUpstream): McpUpstream & { opened: number; sent: JsonRpcMessage[] } {
+/** An upstream that counts its starts and stops, and keeps every message sent to the server. */
+export function watched(upstream: McpUpstream): McpUpstream & { opened: number; closed: number; sent: JsonRpcMessage[] } {
   const watch = {
     label: upstream.label,
     opened: 0,
+    closed: 0,
     sent: [] as JsonRpcMessage[],
     open: async (handlers: Parameters<McpUpstream['open']>[0]): Promise<McpServerPort> => {
       watch.opened++;
@@ -52,7 +53,10 @@ export function watched(upstream: McpUpstream): McpUpstream & { opened: number; 
           watch.sent.push(message);
           return port.send(message);
         },
-        close: () => port.close(),
+        close: () => {
+          watch.closed++;
+          return port.close();
+        },
       };
     },
   };
