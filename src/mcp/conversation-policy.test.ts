@@ -1,7 +1,8 @@
 /**
  * What a replay may run that its tape lacks, and what a recording keeps off the tape, against a real
  * MCP server (@modelcontextprotocol/server-memory) and the official SDK's client: `--allow-side-effects`
- * and new-episodes run a call of a tool that changes things (a plain replay refuses it); a server
+ * and new-episodes run a call of a tool that changes things (a plain replay refuses it), and
+ * new-episodes writes what it served as recorded, durations too; a server
  * started on replay meets the client it serves, not the one that recorded; a secret in the params of
  * a request other than a tool call never reaches the tape; a ping is answered by the replay itself.
  */
@@ -11,6 +12,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import { memoryLink } from './test-support/memory-link.js';
+import { call, INITIALIZE, request, talk } from './test-support/talk.js';
+import { callInput } from './tape-writes.js';
 import { absentServer, MEMORY_SERVER, nodeServer, watched, wrapped } from './test-support/wrapper-harness.js';
 
 let dir: string;
@@ -54,6 +57,26 @@ describe('what a replay runs that its tape lacks', () => {
     expect(await replay.close()).toBe(0);
     expect(link.notes.filter((note) => note.kind === 'request' && note.method === 'tools/call')).toMatchObject([{ tool: 'delete_entities', outcome: 'live' }]);
     expect(link.events.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && event.tool)).toEqual(['delete_entities']);
+  });
+
+  it('new-episodes writes what it served as it was recorded, its duration too', async () => {
+    const look = callInput('mem', 'look', { at: 'a' });
+    const tape = [
+      { type: 'mcp_exchange', seq: 0, step: 0, t: 0, server: 'mem', from: 'client', method: 'initialize', params: {}, reply: { result: { capabilities: {} } }, durationMs: 5 },
+      { ...look, seq: 1, step: 0, t: 0, callId: 'c1' },
+      { type: 'tool_result', seq: 2, step: 0, t: 0, callId: 'c1', tool: 'look', status: 'ok', output: 'A', durationMs: 42, server: 'mem' },
+    ] as RunEvent[];
+    const link = memoryLink({ mode: 'new-episodes', recorded: tape });
+    const { conversation, got } = await talk(link, absentServer, 'mem');
+    await conversation.fromClient(request('initialize', INITIALIZE, 1));
+    await conversation.fromClient(call('look', { at: 'a' }, 2));
+    await conversation.close();
+    expect(got).toHaveLength(2);
+    expect(link.events).toMatchObject([
+      { type: 'mcp_exchange', method: 'initialize', reply: { result: { capabilities: {} } }, durationMs: 5 },
+      { type: 'tool_call', tool: 'look', arguments: look.arguments, key: look.key },
+      { type: 'tool_result', tool: 'look', status: 'ok', output: 'A', durationMs: 42 },
+    ]);
   });
 
   it('a replay answers a ping itself, under the client\'s id', async () => {

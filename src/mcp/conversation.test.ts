@@ -198,6 +198,8 @@ describe('the wrapper records and replays a server', () => {
       code: RPC_ERRORS.internal,
       message: expect.stringContaining('agentctl: the answer could not be written onto the tape: the disk is full') as string,
     });
+    // Nor the answer after the error: no line the wrapper wrote holds a tool's answer.
+    expect(session.output.filter((line) => line.includes('"content"'))).toEqual([]);
     expect(await session.close()).toBe(0);
   });
 

@@ -121,8 +121,8 @@ class Conversation implements McpConversation {
   }
 
   fromClient(message: JsonRpcMessage): Promise<void> {
-    if (this.over) return Promise.resolve();
-    return this.enqueue(() => this.handle(message));
+    // Asked when its turn comes: a message that came while the end was being written goes nowhere either.
+    return this.enqueue(() => (this.over ? Promise.resolve() : this.handle(message)));
   }
 
   close(): Promise<void> {
@@ -196,10 +196,8 @@ class Conversation implements McpConversation {
       if (this.writes) pending.call.callId = await this.options.link.writeCall(callInput(this.options.server, tool, this.options.redact(args)));
     }
     this.pending.set(idKey(request.id), pending);
-    if (this.live.gone !== undefined || !(await this.live.send(request))) {
-      // The server has ended (or ends as this is sent): the client gets the error the others got.
-      if (this.live.gone !== undefined) await this.answerClosed(pending, this.live.gone);
-    }
+    // The server has ended (or ends as this is sent): the client gets the error the others got.
+    if (!(await this.live.send(request)) && this.live.gone !== undefined) await this.answerClosed(pending, this.live.gone);
   }
 
   // ---- the server's messages ----
@@ -275,10 +273,12 @@ class Conversation implements McpConversation {
       if (this.writes) await this.options.link.write(exchangeInput(this.options.server, 'server', request.method, this.redacted(request.params)));
     }
     this.serverRequests.clear();
-    if (this.writes) await this.options.link.write(exchangeInput(this.options.server, 'server', SERVER_ENDED, { reason }));
     this.say(`MCP server '${this.options.server}' ${reason}`);
-    // On replay the tape still answers: only the live part is over.
-    if (!this.serves) this.finish({ reason, unexpected: true });
+    // On replay and new-episodes the tape still answers: only the live part is over, and the run
+    // written goes on past it too, so it has no end of the server for its own replay to stop at.
+    if (this.serves) return;
+    if (this.writes) await this.options.link.write(exchangeInput(this.options.server, 'server', SERVER_ENDED, { reason }));
+    this.finish({ reason, unexpected: true });
   }
 
   private finish(end: { reason: string; unexpected: boolean }): void {

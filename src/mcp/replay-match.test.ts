@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpRecordedEvent } from './link.js';
 import { looseAfter, readRecordedTape } from './recorded-tape.js';
-import { matchCall, matchRequest } from './replay-match.js';
+import { matchCall, matchRequest, shown } from './replay-match.js';
 
 let seq = 0;
 const ex = (from: 'client' | 'server', method: string, params?: Record<string, unknown>, result?: Record<string, unknown>): McpRecordedEvent => ({
@@ -40,6 +40,9 @@ describe('a recorded server tape', () => {
     const tape = readRecordedTape(TAPE);
     expect(tape.entries.map((e) => (e.kind === 'call' ? `call ${e.tool}` : e.method))).toEqual(['initialize', 'tools/list', 'tools/list', 'resources/read', 'call look']);
     expect(tape.end).toEqual({ at: 8, reason: 'killed by SIGKILL' });
+    // Each where its answer is: a call at its tool_result, with the recorded duration.
+    expect(tape.entries.map((e) => e.at)).toEqual([0, 2, 4, 5, 7]);
+    expect(tape.entries[4]).toMatchObject({ durationMs: 1 });
     expect(Object.fromEntries(tape.annotations)).toEqual({
       look: { readOnlyHint: true },
       write: { readOnlyHint: false },
@@ -50,6 +53,16 @@ describe('a recorded server tape', () => {
     expect(looseAfter(tape, tape.entries[0]!)).toEqual([]);
     // A tool result written without the MCP answer (the built-in loop's) is served as the text it was.
     expect(tape.entries[4]?.reply).toEqual({ result: { content: [{ type: 'text', text: 'A' }] } });
+  });
+
+  it('keeps no tool result without its call, and no answered request of the server\'s own as a notification to send again', () => {
+    const tape = readRecordedTape([
+      { type: 'tool_result', seq: 0, step: 0, t: 0, callId: 'lost', tool: 'look', status: 'ok', output: 'A', durationMs: 1, server: 'srv' },
+      { ...ex('server', 'roots/list', {}), reply: { result: { roots: [] } } },
+      ex('server', 'notifications/message', { level: 'info', data: 'hello' }),
+    ] as McpRecordedEvent[]);
+    expect(tape.entries).toEqual([]);
+    expect(tape.loose.map((n) => n.method)).toEqual(['notifications/message']);
   });
 
   it('matches initialize by method, a list by cursor, other requests by params without _meta, and serves a used request again', () => {
@@ -115,6 +128,9 @@ describe('a recorded server tape', () => {
   it('says "arguments" when the recorded arguments are not JSON, and cuts a long value short', () => {
     const tape = readRecordedTape([{ type: 'tool_call', seq: 0, step: 0, t: 0, callId: 'c', tool: 'look', arguments: 'not json', key: 'k-x', server: 'srv' }] as McpRecordedEvent[]);
     expect(matchCall(tape, 'look', 'k-y', { at: 'b' })).toMatchObject({ divergence: { message: 'tools/call look: arguments: recorded "not json", replayed {"at":"b"}', path: 'arguments' } });
+    // Up to 80 characters as they are; longer, cut to 80.
+    expect(shown('x'.repeat(78))).toBe(`"${'x'.repeat(78)}"`);
+    expect(shown('x'.repeat(79))).toBe(`"${'x'.repeat(76)}...`);
     const long = 'x'.repeat(200);
     const cut = matchCall(tape, 'look', 'k-z', long);
     expect('divergence' in cut && cut.divergence.message).toBe(`tools/call look: arguments: recorded "not json", replayed "${'x'.repeat(76)}...`);

@@ -1,8 +1,11 @@
 // A small stdio MCP server for the cases real servers do not show on demand: a server that asks
 // the client things, pages its tool list, answers with another protocol version, never answers,
-// dies in the middle of a call, or exits before the handshake. Run with `node mcp-fake-server.mjs
-// <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
-// odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery).
+// dies in the middle of a call, or exits before the handshake; it never answers resources/subscribe.
+// Run with `node mcp-fake-server.mjs <mode>`; modes: normal, v2024, newest, old-version, exit-at-start, bad-schema, huge-schema, deep-schema,
+// odd-keys (a tool whose schema and answer have keys named like JavaScript's object machinery),
+// chatty (echo logs a line while it runs and another after its answer), deaf (after answering echo it
+// closes its input and lives on), refuse-initialize (answers initialize with an error).
+import { closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'normal';
@@ -59,6 +62,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const answer = (result) => send({ jsonrpc: '2.0', id: message.id, result });
   switch (message.method) {
     case 'initialize': {
+      if (mode === 'refuse-initialize') {
+        send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'this client is not welcome' } });
+        return;
+      }
       const version = mode === 'old-version' ? '2023-01-01' : mode === 'v2024' ? '2024-11-05' : mode === 'newest' ? '2025-11-25' : message.params.protocolVersion;
       answer({ protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } });
       return;
@@ -70,7 +77,22 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return;
     case 'tools/call': {
       const { name, arguments: args } = message.params;
-      if (name === 'echo') answer({ content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] });
+      if (name === 'echo') {
+        // chatty: a log line while the call is open, and one after its answer, outside any request.
+        if (mode === 'chatty') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'during' } });
+        answer({ content: [{ type: 'text', text: `echo ${JSON.stringify(args)}` }] });
+        if (mode === 'chatty') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after' } });
+        if (mode === 'deaf') {
+          // Stops reading its input but lives on, and says so once its input is closed.
+          process.stdin.once('close', () => {
+            // Node keeps descriptor 0 open past the stream: closed here, so a write to it fails.
+            closeSync(0);
+            send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'deaf' } });
+          });
+          process.stdin.destroy();
+          setInterval(() => undefined, 1 << 30);
+        }
+      }
       else if (name === 'ask') {
         asking = { id: message.id, replies: [] };
         send({ jsonrpc: '2.0', id: 'server-1', method: 'ping' });
@@ -87,6 +109,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       else send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool ${name}` } });
       return;
     }
+    case 'resources/subscribe':
+      // A request other than a tool call that it never answers.
+      return;
     default:
       send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no ${message.method}` } });
   }

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -20,11 +21,16 @@ const resolveScript = createRequire(import.meta.url).resolve;
 export const MEMORY_SERVER = resolveScript('@modelcontextprotocol/server-memory/dist/index.js');
 export const EVERYTHING_SERVER = resolveScript('@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM_SERVER = resolveScript('@modelcontextprotocol/server-filesystem/dist/index.js');
+/** test/support/mcp-fake-server.mjs: a server for the cases real ones do not show on demand (its first argument is its mode). */
+export const FAKE_SERVER = fileURLToPath(new URL('../../../test/support/mcp-fake-server.mjs', import.meta.url));
 
 /** A server of the dev dependencies, run by this Node with `args` (a test adds a unique one to find its process). */
 export function nodeServer(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): McpUpstream {
   return stdioUpstream({ command: process.execPath, args: [script, ...args], env: { ...process.env, ...env }, stderr: 'ignore', stopGraceMs: 500 });
 }
+
+/** The fake server (FAKE_SERVER) in `mode`. */
+export const fakeServer = (mode = 'normal'): McpUpstream => nodeServer(FAKE_SERVER, [mode]);
 
 /** An upstream that cannot be started: a replay that must not need its server. */
 export const absentServer: McpUpstream = {
@@ -32,11 +38,12 @@ export const absentServer: McpUpstream = {
   open: () => Promise.reject(new Error('the server is not there')),
 };
 
-/** An upstream that counts its starts and keeps every message sent to the server. */
-export function watched(upstream: McpUpstream): McpUpstream & { opened: number; sent: JsonRpcMessage[] } {
+/** An upstream that counts its starts and stops, and keeps every message sent to the server. */
+export function watched(upstream: McpUpstream): McpUpstream & { opened: number; closed: number; sent: JsonRpcMessage[] } {
   const watch = {
     label: upstream.label,
     opened: 0,
+    closed: 0,
     sent: [] as JsonRpcMessage[],
     open: async (handlers: Parameters<McpUpstream['open']>[0]): Promise<McpServerPort> => {
       watch.opened++;
@@ -46,7 +53,10 @@ export function watched(upstream: McpUpstream): McpUpstream & { opened: number; 
           watch.sent.push(message);
           return port.send(message);
         },
-        close: () => port.close(),
+        close: () => {
+          watch.closed++;
+          return port.close();
+        },
       };
     },
   };
