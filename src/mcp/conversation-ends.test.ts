@@ -54,6 +54,8 @@ describe('how a conversation ends', () => {
     const server = watched(fake());
     const link = memoryLink({ mode: 'new-episodes', recorded: await recorded(true) });
     const session = await wrapped(link, server, 'fake');
+    // Everything the tape has before its end, served.
+    await session.client.listTools();
     await session.client.callTool({ name: 'echo', arguments: { text: 'a' } });
     await expect(session.client.callTool({ name: 'die', arguments: {} })).rejects.toMatchObject({ code: RPC_ERRORS.connectionClosed, message: expect.stringContaining(KILLED) as string });
     expect(server.opened).toBe(0);
@@ -183,6 +185,24 @@ describe('how a conversation ends', () => {
     process.kill(pid, 'SIGTERM');
     expect(await answer(4)).toMatchObject({ error: { code: RPC_ERRORS.connectionClosed, message: "agentctl: MCP server 'fake' killed by SIGTERM before it answered" } });
     await conversation.close();
+  });
+
+  it('the client closing right after a request: the request still reaches the server, and its answer the tape', async () => {
+    const link = memoryLink({ mode: 'record' });
+    const { conversation } = await talk(link, fake());
+    void conversation.fromClient(call('echo', { text: 'a' }, 1));
+    await conversation.close();
+    expect(link.events.find((event) => event.type === 'tool_result')).toMatchObject({ status: 'ok', output: 'echo {"text":"a"}' });
+  });
+
+  it('passthrough writes nothing when its server dies, not even where it ended', async () => {
+    const link = memoryLink({ mode: 'passthrough' });
+    const { conversation, answer } = await talk(link, fake());
+    await conversation.fromClient(call('die', {}, 1));
+    expect(await answer(1)).toMatchObject({ error: { code: RPC_ERRORS.connectionClosed, message: KILLED } });
+    expect(await conversation.ended).toEqual({ reason: 'killed by SIGKILL', unexpected: true });
+    await conversation.close();
+    expect(link.events).toEqual([]);
   });
 
   it('a replay of a server that ended before any request is over as soon as it opens', async () => {

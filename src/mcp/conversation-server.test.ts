@@ -60,6 +60,8 @@ describe('what a server says besides its answers', () => {
     await replay.conversation.fromClient(request('tools/list', {}, 2));
     await replay.conversation.close();
     expect(replay.got.map(shown)).toEqual(['answer 1', 'notifications/message listed', 'answer 2']);
+    // No server ran: the conversation ended with its client, as expected.
+    expect(await replay.conversation.ended).toEqual({ reason: 'the client closed', unexpected: false });
   });
 
   it('a request of the server\'s own is on the tape once with the client\'s answer, or without one when the server died before it came', async () => {

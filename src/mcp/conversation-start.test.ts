@@ -1,12 +1,14 @@
 /**
  * The server a replay starts for a request the tape lacks (test/support/mcp-fake-server.mjs, a real
- * process): started once for every such request, and stopped at the end; one that exits before it
+ * process): started once for every such request (introduced with the recorded initialize when the
+ * client sent none), and stopped at the end; one that exits before it
  * answers agentctl's initialize, or refuses it, leaves the request refused with why, and is stopped.
  */
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../core/events.js';
 import { RPC_ERRORS } from './protocol.js';
 import { memoryLink } from './test-support/memory-link.js';
+import { call, talk } from './test-support/talk.js';
 import { fakeServer, watched, wrapped } from './test-support/wrapper-harness.js';
 
 /** A recording of the tool list (echo read-only on it) and one echo. */
@@ -27,6 +29,15 @@ describe('the server a replay starts', () => {
     expect(await replay.close()).toBe(0);
     expect(server.opened).toBe(1);
     expect(server.closed).toBe(1);
+  });
+
+  it('is introduced with the recorded initialize when the client sent none', async () => {
+    const server = watched(fakeServer());
+    const { conversation, answer } = await talk(memoryLink({ mode: 'replay', strict: false, recorded: await recorded() }), server);
+    await conversation.fromClient(call('echo', { text: 'b' }, 1));
+    expect(await answer(1)).toMatchObject({ result: { content: [{ text: 'echo {"text":"b"}' }] } });
+    await conversation.close();
+    expect(server.sent[0]).toMatchObject({ method: 'initialize', params: { clientInfo: { name: 'agentctl-test' } } });
   });
 
   for (const [mode, why] of [
